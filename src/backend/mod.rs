@@ -1,0 +1,124 @@
+//! Model servers: one trait, one implementation per protocol. Only this
+//! module knows HTTP.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::case::{ApiFailure, CaseId};
+use crate::config::LlmConfig;
+
+pub mod ollama;
+pub mod openai;
+pub mod replay;
+pub mod retry;
+
+/// One chat message, as both protocols spell it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system".into(),
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// Everything a backend needs for one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub options: LlmConfig,
+}
+
+/// A model's answer, reasoning already removed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub content: String,
+    /// The model name the server reports (may differ from the requested alias).
+    pub model: String,
+    pub elapsed: Duration,
+}
+
+/// A failed call after retries: the class and one line that says what
+/// happened, where, and what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BackendError {
+    pub failure: ApiFailure,
+    pub message: String,
+}
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.failure.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+/// Why the run cannot start: the server or the model is not there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectError {
+    pub message: String,
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// A model server.
+pub trait Backend: Send + Sync {
+    /// "ollama", "openai" or "replay".
+    fn kind(&self) -> &'static str;
+    /// Where it talks to: a base URL or a snapshot folder.
+    fn endpoint(&self) -> String;
+    /// The connection test run once before the first case.
+    fn check(&self, model: &str) -> Result<(), ConnectError>;
+    /// One chat completion for `case`.
+    fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
+}
+
+/// Removes `<think>...</think>` reasoning that some models put in the content.
+/// An unterminated `<think>` at the start hides everything after it, so the
+/// reply is then empty (classified later as a wrong answer, not a crash).
+pub fn strip_reasoning(content: &str) -> String {
+    static THINK: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = THINK.get_or_init(|| regex::Regex::new(r"(?s)<think>.*?</think>").unwrap());
+    let stripped = re.replace_all(content, "");
+    let stripped = match stripped.find("<think>") {
+        Some(i) if stripped[..i].trim().is_empty() => String::new(),
+        _ => stripped.into_owned(),
+    };
+    stripped.trim_start().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn think_blocks_are_removed() {
+        assert_eq!(
+            strip_reasoning("<think>\nlet me see\n</think>\n\n```python\nprint(1)\n```"),
+            "```python\nprint(1)\n```"
+        );
+        assert_eq!(strip_reasoning("<think>never ends"), "");
+        assert_eq!(strip_reasoning("print(1)"), "print(1)");
+    }
+}

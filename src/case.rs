@@ -1,0 +1,218 @@
+//! What one test case is and what it produced: the identity shared by the
+//! plan, the journal, the snapshots and the report.
+
+use serde::{Deserialize, Serialize};
+
+/// One prompt x question x round. `question` is 1-based, as in the spec's
+/// `question_N.py` files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CaseId {
+    pub prompt: String,
+    pub question: usize,
+    pub question_id: String,
+    pub round: u32,
+}
+
+impl CaseId {
+    /// The libtest name: `prompt1::q1_two_sum::r1`. Prompt first so that a
+    /// prompt name filter selects that prompt, the question id in the middle
+    /// so it selects that question under every prompt.
+    pub fn test_name(&self) -> String {
+        format!("{}::{}::r{}", self.prompt, self.question_id, self.round)
+    }
+
+    /// The insta snapshot name; `::` is not portable in file names.
+    pub fn snapshot_name(&self) -> String {
+        format!("{}__{}__r{}", self.prompt, self.question_id, self.round)
+    }
+
+    /// The chain this case belongs to: cases of one chain share a history.
+    pub fn chain(&self) -> ChainId {
+        ChainId {
+            prompt: self.prompt.clone(),
+            round: self.round,
+        }
+    }
+}
+
+/// A (prompt, round) pair: its cases run in question order and each sees the
+/// history of the earlier ones.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ChainId {
+    pub prompt: String,
+    pub round: u32,
+}
+
+/// The outcome classes of spec §5.3 / §6.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Correct,
+    WrongAnswer,
+    SyntaxError,
+    RuntimeError,
+    Timeout,
+    ApiError,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Correct,
+        Verdict::WrongAnswer,
+        Verdict::SyntaxError,
+        Verdict::RuntimeError,
+        Verdict::Timeout,
+        Verdict::ApiError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::WrongAnswer => "wrong_answer",
+            Verdict::SyntaxError => "syntax_error",
+            Verdict::RuntimeError => "runtime_error",
+            Verdict::Timeout => "timeout",
+            Verdict::ApiError => "api_error",
+        }
+    }
+
+    pub fn passed(self) -> bool {
+        self == Verdict::Correct
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why the model call failed, when it did (spec §4.2's error classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiFailure {
+    /// The server answered with an error status or an unreadable body.
+    ApiError,
+    /// No complete answer within the per-call timeout.
+    Timeout,
+    /// No connection could be made, or it dropped before an answer.
+    ConnectionFailed,
+}
+
+impl ApiFailure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiFailure::ApiError => "api_error",
+            ApiFailure::Timeout => "timeout",
+            ApiFailure::ConnectionFailed => "connection_failed",
+        }
+    }
+}
+
+/// What running the extracted code did, as stored in the journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ExecutionRecord {
+    /// Exit code when the program exited by itself.
+    pub exit_code: Option<i32>,
+    /// Signal number when a signal ended it.
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration_secs: f64,
+    pub stdout: String,
+    pub stderr: String,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+}
+
+/// Whether the reply matched the stored snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotState {
+    /// No snapshot existed: a new one awaits review.
+    New,
+    Unchanged,
+    /// The reply differs from the stored snapshot: awaits `cargo insta review`.
+    Changed,
+    /// The reply was read from the snapshot (replay backend).
+    Replayed,
+}
+
+/// One finished case: a line of the journal and the unit of every report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseRecord {
+    pub case: CaseId,
+    pub name: String,
+    pub verdict: Verdict,
+    pub question: String,
+    pub expected: String,
+    /// The program's stdout after normalisation (what the judge compared).
+    pub actual: String,
+    pub template: String,
+    pub system_prompt: Option<String>,
+    /// The full user message sent, history included.
+    pub prompt: String,
+    /// The model's reply as received (reasoning stripped), if any.
+    pub reply: Option<String>,
+    pub code: Option<String>,
+    pub execution: Option<ExecutionRecord>,
+    pub api_failure: Option<ApiFailure>,
+    /// A one-line explanation for anything but `correct`.
+    pub detail: Option<String>,
+    pub model: String,
+    pub backend: String,
+    pub snapshot: Option<SnapshotState>,
+    /// Seconds spent waiting for the model.
+    pub llm_secs: f64,
+    /// Seconds the program ran (0 when it never ran).
+    pub exec_secs: f64,
+    /// RFC 3339 time the case finished.
+    pub finished_at: String,
+}
+
+impl CaseRecord {
+    pub fn passed(&self) -> bool {
+        self.verdict.passed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(prompt: &str, q: &str) -> CaseId {
+        CaseId {
+            prompt: prompt.into(),
+            question: 1,
+            question_id: q.into(),
+            round: 2,
+        }
+    }
+
+    #[test]
+    fn names_put_prompt_first_and_round_last() {
+        assert_eq!(id("prompt1", "q1_two_sum").test_name(), "prompt1::q1_two_sum::r2");
+        assert_eq!(
+            id("prompt1", "q1_two_sum").snapshot_name(),
+            "prompt1__q1_two_sum__r2"
+        );
+    }
+
+    #[test]
+    fn verdict_serialises_as_the_spec_names() {
+        let names: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|v| serde_json::to_string(v).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "\"correct\"",
+                "\"wrong_answer\"",
+                "\"syntax_error\"",
+                "\"runtime_error\"",
+                "\"timeout\"",
+                "\"api_error\""
+            ]
+        );
+    }
+}

@@ -1,0 +1,631 @@
+//! `harness.toml` plus `PROMPTEVAL_*` environment overrides -> [`Config`].
+//!
+//! Precedence: environment > harness.toml > built-in defaults. Relative paths
+//! in harness.toml are relative to the file's folder; relative paths from the
+//! environment are relative to the working directory (the package root under
+//! `cargo test`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Which model server answers the cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// Ollama at OLLAMA_HOST when it answers, otherwise a replay of the
+    /// recorded snapshots (announced).
+    Auto,
+    Ollama,
+    Openai,
+    Replay,
+}
+
+impl BackendKind {
+    fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Auto),
+            "ollama" => Some(Self::Ollama),
+            "openai" => Some(Self::Openai),
+            "replay" => Some(Self::Replay),
+            _ => None,
+        }
+    }
+}
+
+/// Language of the learning-history labels (spec §3.2 uses Chinese).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryLanguage {
+    Zh,
+    En,
+}
+
+/// Options sent with every model call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    pub temperature: f64,
+    pub seed: Option<i64>,
+    pub num_ctx: Option<u32>,
+    pub num_predict: Option<u32>,
+    /// Ollama's keep_alive, e.g. "5m"; ignored by OpenAI-compatible servers.
+    pub keep_alive: Option<String>,
+    /// Per-call timeout in seconds (spec §4.2: 30).
+    pub timeout_secs: f64,
+    /// Retries after the first attempt on connection errors, timeouts and 5xx.
+    pub retries: u32,
+    /// First backoff in milliseconds; doubles per retry, with jitter.
+    pub backoff_ms: u64,
+    pub system_prompt: Option<String>,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            temperature: 0.0,
+            seed: Some(42),
+            num_ctx: Some(4096),
+            num_predict: Some(1024),
+            keep_alive: None,
+            timeout_secs: 30.0,
+            retries: 3,
+            backoff_ms: 500,
+            system_prompt: None,
+        }
+    }
+}
+
+impl LlmConfig {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_secs)
+    }
+}
+
+/// How much of the chain's history goes into each prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HistoryConfig {
+    pub enabled: bool,
+    /// Most recent entries kept (older ones are dropped first).
+    pub max_entries: usize,
+    /// Upper bound on the characters of the whole history block.
+    pub max_chars: usize,
+    /// Each earlier question is abbreviated to this many characters.
+    pub question_chars: usize,
+    /// Each earlier answer (the extracted code) is abbreviated to this many characters.
+    pub answer_chars: usize,
+    pub language: HistoryLanguage,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_entries: 10,
+            max_chars: 6000,
+            question_chars: 120,
+            answer_chars: 300,
+            language: HistoryLanguage::Zh,
+        }
+    }
+}
+
+/// Limits for running generated code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    /// Interpreter: a name on PATH or a path; resolved once per run to the
+    /// real executable (pyenv shims cost ~100 ms per start).
+    pub python: String,
+    pub timeout_secs: f64,
+    /// Bytes kept of stdout and of stderr each; the rest is cut off.
+    pub output_limit_bytes: u64,
+    pub memory_mb: u64,
+    pub cpu_secs: u64,
+    pub max_processes: u64,
+    pub max_file_mb: u64,
+    pub max_open_files: u64,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            python: "python3".into(),
+            timeout_secs: 10.0,
+            output_limit_bytes: 1 << 20,
+            memory_mb: 1024,
+            cpu_secs: 20,
+            max_processes: 64,
+            max_file_mb: 64,
+            max_open_files: 256,
+        }
+    }
+}
+
+impl SandboxConfig {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_secs)
+    }
+}
+
+/// Accuracy thresholds in percent (the unit of summary.json).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateConfig {
+    pub min_accuracy: Option<f64>,
+    /// Per-prompt thresholds; they override `min_accuracy` for that prompt.
+    pub prompts: BTreeMap<String, f64>,
+}
+
+/// The whole configuration of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub suite: PathBuf,
+    pub model: String,
+    pub rounds: u32,
+    pub result_dir: PathBuf,
+    pub backend: BackendKind,
+    /// Ollama base URL, normalised from OLLAMA_HOST's `host:port` or URL forms.
+    pub ollama_host: String,
+    /// OpenAI-compatible base URL, ending in `/v1`.
+    pub openai_base_url: String,
+    /// Where the insta snapshots of the replies live (one folder per suite).
+    pub snapshot_dir: PathBuf,
+    pub test_threads: Option<usize>,
+    /// tracing filter, e.g. "info" or "prompteval=debug".
+    pub log: String,
+    pub llm: LlmConfig,
+    pub history: HistoryConfig,
+    pub sandbox: SandboxConfig,
+    pub gate: GateConfig,
+    /// Where this configuration came from, for messages.
+    pub source: Option<PathBuf>,
+}
+
+/// The file format: every field optional, unknown keys rejected.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    suite: Option<PathBuf>,
+    model: Option<String>,
+    rounds: Option<u32>,
+    result_dir: Option<PathBuf>,
+    backend: Option<BackendKind>,
+    snapshot_dir: Option<PathBuf>,
+    test_threads: Option<usize>,
+    log: Option<String>,
+    #[serde(default)]
+    ollama: OllamaSection,
+    #[serde(default)]
+    openai: OpenaiSection,
+    #[serde(default)]
+    llm: LlmConfig,
+    #[serde(default)]
+    history: HistoryConfig,
+    #[serde(default)]
+    sandbox: SandboxConfig,
+    #[serde(default)]
+    gate: GateConfig,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OllamaSection {
+    host: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpenaiSection {
+    base_url: Option<String>,
+}
+
+pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
+pub const DEFAULT_OPENAI_BASE_URL: &str = "http://127.0.0.1:8088/v1";
+pub const DEFAULT_MODEL: &str = "qwen2.5-coder:1.5b";
+
+/// A configuration mistake, with where it is and what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigError {
+    /// A problem inside a config file; `line` is 1-based when known.
+    File {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    /// A bad environment variable value.
+    Env {
+        var: &'static str,
+        value: String,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::File {
+                path,
+                line: Some(line),
+                message,
+            } => write!(f, "{}:{line}: {message}", path.display()),
+            ConfigError::File {
+                path,
+                line: None,
+                message,
+            } => write!(f, "{}: {message}", path.display()),
+            ConfigError::Env {
+                var,
+                value,
+                message,
+            } => write!(f, "environment variable {var}={value:?}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Reads the environment through a function so tests need not mutate the
+/// process environment.
+pub trait Env {
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The real process environment.
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+}
+
+impl<const N: usize> Env for [(&str, &str); N] {
+    fn var(&self, name: &str) -> Option<String> {
+        self.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
+impl Config {
+    /// Loads the configuration: `PROMPTEVAL_CONFIG` or `./harness.toml` when
+    /// present, then the environment overrides.
+    pub fn load(env: &dyn Env, cwd: &Path) -> Result<Config, ConfigError> {
+        let explicit = env.var("PROMPTEVAL_CONFIG").filter(|v| !v.is_empty());
+        let path = match &explicit {
+            Some(p) => Some(cwd.join(p)),
+            None => Some(cwd.join("harness.toml")).filter(|p| p.exists()),
+        };
+        let (file, base) = match &path {
+            Some(path) => {
+                let bytes = std::fs::read(path).map_err(|e| ConfigError::File {
+                    path: path.clone(),
+                    line: None,
+                    message: format!(
+                        "cannot read the config file: {e}; check PROMPTEVAL_CONFIG or create harness.toml"
+                    ),
+                })?;
+                let text = String::from_utf8(bytes).map_err(|e| ConfigError::File {
+                    path: path.clone(),
+                    line: Some(line_of_offset_bytes(e.as_bytes(), e.utf8_error().valid_up_to())),
+                    message: "the file is not valid UTF-8; save it as UTF-8".into(),
+                })?;
+                let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                (parse_file(path, &text)?, base)
+            }
+            None => (ConfigFile::default(), cwd.to_path_buf()),
+        };
+        let mut config = Config::from_file(file, &base, path.clone());
+        config.apply_env(env, cwd)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn from_file(file: ConfigFile, base: &Path, source: Option<PathBuf>) -> Config {
+        let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
+        Config {
+            suite: rel(file
+                .suite
+                .unwrap_or_else(|| PathBuf::from("benches-data/example.json"))),
+            model: file.model.unwrap_or_else(|| DEFAULT_MODEL.into()),
+            rounds: file.rounds.unwrap_or(1),
+            result_dir: rel(file.result_dir.unwrap_or_else(|| PathBuf::from("result"))),
+            backend: file.backend.unwrap_or(BackendKind::Auto),
+            ollama_host: file
+                .ollama
+                .host
+                .map(|h| normalise_ollama_host(&h))
+                .unwrap_or_else(|| DEFAULT_OLLAMA_HOST.into()),
+            openai_base_url: file
+                .openai
+                .base_url
+                .map(|u| u.trim_end_matches('/').to_string())
+                .unwrap_or_else(|| DEFAULT_OPENAI_BASE_URL.into()),
+            snapshot_dir: rel(file
+                .snapshot_dir
+                .unwrap_or_else(|| PathBuf::from("tests/snapshots"))),
+            test_threads: file.test_threads,
+            log: file.log.unwrap_or_else(|| "info".into()),
+            llm: file.llm,
+            history: file.history,
+            sandbox: file.sandbox,
+            gate: file.gate,
+            source,
+        }
+    }
+
+    fn apply_env(&mut self, env: &dyn Env, cwd: &Path) -> Result<(), ConfigError> {
+        let get = |name: &str| env.var(name).filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("PROMPTEVAL_SUITE") {
+            self.suite = cwd.join(v);
+        }
+        if let Some(v) = get("PROMPTEVAL_MODEL") {
+            self.model = v.trim().to_string();
+        }
+        if let Some(v) = get("PROMPTEVAL_ROUNDS") {
+            self.rounds = v.trim().parse().map_err(|_| ConfigError::Env {
+                var: "PROMPTEVAL_ROUNDS",
+                value: v.clone(),
+                message: "expected a whole number of rounds >= 1, e.g. PROMPTEVAL_ROUNDS=3".into(),
+            })?;
+            if self.rounds == 0 {
+                return Err(ConfigError::Env {
+                    var: "PROMPTEVAL_ROUNDS",
+                    value: v,
+                    message: "at least one round is needed".into(),
+                });
+            }
+        }
+        if let Some(v) = get("PROMPTEVAL_RESULT_DIR") {
+            self.result_dir = cwd.join(v);
+        }
+        if let Some(v) = get("PROMPTEVAL_MIN_ACCURACY") {
+            self.gate.min_accuracy = Some(parse_percent(&v).ok_or_else(|| ConfigError::Env {
+                var: "PROMPTEVAL_MIN_ACCURACY",
+                value: v.clone(),
+                message: "expected a percentage between 0 and 100, e.g. PROMPTEVAL_MIN_ACCURACY=75"
+                    .into(),
+            })?);
+        }
+        if let Some(v) = get("PROMPTEVAL_BACKEND") {
+            self.backend = BackendKind::parse(&v).ok_or_else(|| ConfigError::Env {
+                var: "PROMPTEVAL_BACKEND",
+                value: v.clone(),
+                message: "expected one of: auto, ollama, openai, replay".into(),
+            })?;
+        }
+        if let Some(v) = get("OLLAMA_HOST") {
+            self.ollama_host = normalise_ollama_host(&v);
+        }
+        if let Some(v) = get("PROMPTEVAL_BASE_URL") {
+            self.openai_base_url = v.trim().trim_end_matches('/').to_string();
+        }
+        if let Some(v) = get("PROMPTEVAL_LOG") {
+            self.log = v;
+        }
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let file_err = |message: String| ConfigError::File {
+            path: self
+                .source
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("harness.toml")),
+            line: None,
+            message,
+        };
+        if self.rounds == 0 {
+            return Err(file_err("`rounds` must be at least 1".into()));
+        }
+        if self.model.trim().is_empty() {
+            return Err(file_err(
+                "`model` is empty; set it or PROMPTEVAL_MODEL, e.g. qwen2.5-coder:7b".into(),
+            ));
+        }
+        let positive = [
+            ("llm.timeout_secs", self.llm.timeout_secs),
+            ("sandbox.timeout_secs", self.sandbox.timeout_secs),
+        ];
+        for (key, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(file_err(format!(
+                    "`{key}` is {value}; it must be a positive number of seconds"
+                )));
+            }
+        }
+        if !(0.0..=2.0).contains(&self.llm.temperature) {
+            return Err(file_err(format!(
+                "`llm.temperature` is {}; use a value between 0 and 2",
+                self.llm.temperature
+            )));
+        }
+        let thresholds = self
+            .gate
+            .min_accuracy
+            .iter()
+            .map(|v| ("gate.min_accuracy".to_string(), *v))
+            .chain(
+                self.gate
+                    .prompts
+                    .iter()
+                    .map(|(k, v)| (format!("gate.prompts.{k}"), *v)),
+            );
+        for (key, value) in thresholds {
+            if !(0.0..=100.0).contains(&value) {
+                return Err(file_err(format!(
+                    "`{key}` is {value}; thresholds are percentages between 0 and 100"
+                )));
+            }
+        }
+        if self.sandbox.output_limit_bytes == 0 || self.sandbox.memory_mb == 0 {
+            return Err(file_err(
+                "`sandbox.output_limit_bytes` and `sandbox.memory_mb` must be above 0".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The threshold that applies to a prompt, if any.
+    pub fn threshold_for(&self, prompt: &str) -> Option<f64> {
+        self.gate
+            .prompts
+            .get(prompt)
+            .copied()
+            .or(self.gate.min_accuracy)
+    }
+}
+
+fn parse_file(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+    toml::from_str(text).map_err(|e| ConfigError::File {
+        path: path.to_path_buf(),
+        line: e.span().map(|s| line_of_offset(text, s.start)),
+        message: e.message().trim().to_string(),
+    })
+}
+
+/// 1-based line of a byte offset.
+pub fn line_of_offset(text: &str, offset: usize) -> usize {
+    line_of_offset_bytes(text.as_bytes(), offset)
+}
+
+fn line_of_offset_bytes(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Accepts "75", "75.5" or "75%".
+fn parse_percent(v: &str) -> Option<f64> {
+    let n: f64 = v.trim().trim_end_matches('%').trim().parse().ok()?;
+    (0.0..=100.0).contains(&n).then_some(n)
+}
+
+/// OLLAMA_HOST follows Ollama's own convention: `host`, `host:port`, `:port`
+/// or a full URL; the default scheme is http and the default port 11434.
+pub fn normalise_ollama_host(raw: &str) -> String {
+    let raw = raw.trim().trim_end_matches('/');
+    let (scheme, rest) = match raw.split_once("://") {
+        Some((s, r)) => (s.to_string(), r.to_string()),
+        None => ("http".to_string(), raw.to_string()),
+    };
+    let (hostport, path) = match rest.find('/') {
+        Some(i) => (rest[..i].to_string(), rest[i..].to_string()),
+        None => (rest, String::new()),
+    };
+    let has_port = if hostport.starts_with('[') {
+        hostport.contains("]:")
+    } else {
+        hostport.contains(':')
+    };
+    let hostport = if hostport.is_empty() {
+        "127.0.0.1:11434".to_string()
+    } else if hostport.starts_with(':') {
+        format!("127.0.0.1{hostport}")
+    } else if has_port {
+        hostport
+    } else {
+        let default_port = match scheme.as_str() {
+            "https" => 443,
+            _ => 11434,
+        };
+        format!("{hostport}:{default_port}")
+    };
+    // 0.0.0.0 is a listen address; connect to loopback instead, as the ollama CLI does.
+    let hostport = hostport.replacen("0.0.0.0", "127.0.0.1", 1);
+    format!("{scheme}://{hostport}{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(env: &dyn Env, toml: Option<&str>) -> Result<Config, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(toml) = toml {
+            std::fs::write(dir.path().join("harness.toml"), toml).unwrap();
+        }
+        Config::load(env, dir.path())
+    }
+
+    #[test]
+    fn defaults_without_a_file() {
+        let c = load(&[("X", "")], None).unwrap();
+        assert_eq!(c.rounds, 1);
+        assert_eq!(c.backend, BackendKind::Auto);
+        assert_eq!(c.llm.timeout_secs, 30.0);
+        assert_eq!(c.sandbox.timeout_secs, 10.0);
+        assert!(c.suite.ends_with("benches-data/example.json"));
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let c = load(
+            &[
+                ("PROMPTEVAL_MODEL", "llama3"),
+                ("PROMPTEVAL_ROUNDS", "5"),
+                ("PROMPTEVAL_MIN_ACCURACY", "70%"),
+                ("PROMPTEVAL_BACKEND", "replay"),
+                ("OLLAMA_HOST", "example.org"),
+            ],
+            Some("model = \"x\"\nrounds = 2\n"),
+        )
+        .unwrap();
+        assert_eq!(c.model, "llama3");
+        assert_eq!(c.rounds, 5);
+        assert_eq!(c.gate.min_accuracy, Some(70.0));
+        assert_eq!(c.backend, BackendKind::Replay);
+        assert_eq!(c.ollama_host, "http://example.org:11434");
+    }
+
+    #[test]
+    fn bad_rounds_names_the_variable() {
+        let e = load(&[("PROMPTEVAL_ROUNDS", "abc")], None).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("PROMPTEVAL_ROUNDS"), "{msg}");
+        assert!(msg.contains("abc"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_key_names_its_line() {
+        let e = load(&[("X", "")], Some("model = \"m\"\n\n[llm]\ntemprature = 0.5\n")).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("harness.toml:4:"), "{msg}");
+        assert!(msg.contains("temprature"), "{msg}");
+    }
+
+    #[test]
+    fn negative_timeout_is_rejected() {
+        let e = load(&[("X", "")], Some("[sandbox]\ntimeout_secs = -1\n")).unwrap_err();
+        assert!(e.to_string().contains("sandbox.timeout_secs"), "{e}");
+    }
+
+    #[test]
+    fn ollama_host_forms() {
+        assert_eq!(normalise_ollama_host("localhost"), "http://localhost:11434");
+        assert_eq!(normalise_ollama_host("0.0.0.0:8080"), "http://127.0.0.1:8080");
+        assert_eq!(normalise_ollama_host(":9999"), "http://127.0.0.1:9999");
+        assert_eq!(
+            normalise_ollama_host("https://ollama.example.com/"),
+            "https://ollama.example.com:443"
+        );
+        assert_eq!(normalise_ollama_host("http://10.0.0.2:11434"), "http://10.0.0.2:11434");
+    }
+
+    #[test]
+    fn per_prompt_threshold_overrides_global() {
+        let c = load(
+            &[("X", "")],
+            Some("[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt1 = 90\n"),
+        )
+        .unwrap();
+        assert_eq!(c.threshold_for("prompt1"), Some(90.0));
+        assert_eq!(c.threshold_for("prompt2"), Some(50.0));
+    }
+}
