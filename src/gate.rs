@@ -1,1 +1,119 @@
-//! TODO
+//! Thresholds -> pass/fail with reasons. With no threshold configured there
+//! is no gate and the exit status is libtest's.
+
+use crate::config::Config;
+use crate::report::Summary;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub prompt: String,
+    /// Percent, as shown in summary.json.
+    pub accuracy: f64,
+    pub threshold: f64,
+}
+
+impl Check {
+    pub fn passed(&self) -> bool {
+        self.accuracy + 1e-9 >= self.threshold
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateReport {
+    pub checks: Vec<Check>,
+}
+
+impl GateReport {
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(Check::passed)
+    }
+
+    /// One line per prompt; the failing ones say by how much they missed.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .checks
+            .iter()
+            .map(|c| {
+                if c.passed() {
+                    format!(
+                        "gate: {} passed: accuracy {:.1}% >= threshold {:.1}%",
+                        c.prompt, c.accuracy, c.threshold
+                    )
+                } else {
+                    format!(
+                        "gate: {} FAILED: accuracy {:.1}% is below the threshold {:.1}%",
+                        c.prompt, c.accuracy, c.threshold
+                    )
+                }
+            })
+            .collect();
+        let failed = self.checks.iter().filter(|c| !c.passed()).count();
+        lines.push(if failed == 0 {
+            format!("gate: passed ({} prompt(s) checked)", self.checks.len())
+        } else {
+            format!(
+                "gate: FAILED: {failed} of {} prompt(s) below their accuracy threshold",
+                self.checks.len()
+            )
+        });
+        lines
+    }
+}
+
+/// Checks every prompt of the run that has a threshold; `None` when no
+/// threshold applies to any of them.
+pub fn evaluate(summary: &Summary, config: &Config) -> Option<GateReport> {
+    let checks: Vec<Check> = summary
+        .prompt_results
+        .iter()
+        .filter(|(_, r)| r.total_questions > 0)
+        .filter_map(|(name, r)| {
+            config.threshold_for(name).map(|threshold| Check {
+                prompt: name.clone(),
+                accuracy: r.accuracy,
+                threshold,
+            })
+        })
+        .collect();
+    (!checks.is_empty()).then_some(GateReport { checks })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failing_prompt_is_named_with_accuracy_and_threshold() {
+        let g = GateReport {
+            checks: vec![
+                Check {
+                    prompt: "prompt1".into(),
+                    accuracy: 66.7,
+                    threshold: 80.0,
+                },
+                Check {
+                    prompt: "prompt2".into(),
+                    accuracy: 100.0,
+                    threshold: 80.0,
+                },
+            ],
+        };
+        assert!(!g.passed());
+        let lines = g.lines();
+        assert_eq!(
+            lines[0],
+            "gate: prompt1 FAILED: accuracy 66.7% is below the threshold 80.0%"
+        );
+        assert!(lines.last().unwrap().contains("1 of 2"));
+    }
+
+    #[test]
+    fn equal_accuracy_passes() {
+        let c = Check {
+            prompt: "p".into(),
+            accuracy: 66.7,
+            threshold: 66.7,
+        };
+        assert!(c.passed());
+    }
+}

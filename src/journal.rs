@@ -1,1 +1,130 @@
-//! TODO
+//! Append-only JSON-lines journal of finished cases: one line per case,
+//! written and synced as soon as the case ends, so a killed run keeps every
+//! finished case and `PROMPTEVAL_RESUME` can skip them.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::case::CaseRecord;
+
+pub const FILE_NAME: &str = "journal.jsonl";
+
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl Journal {
+    /// Opens (or creates) the journal of a run folder for appending.
+    pub fn open(run_dir: &Path) -> std::io::Result<Journal> {
+        let path = run_dir.join(FILE_NAME);
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(Journal {
+            path,
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as a single write, then syncs it to disk.
+    pub fn append(&self, record: &CaseRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        // A poisoned lock only means another case panicked mid-append; the
+        // file itself is still usable.
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(&line)?;
+        file.sync_data()
+    }
+}
+
+/// What a journal holds. A torn last line (the process was killed while
+/// writing) is skipped and counted, never an error.
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub records: Vec<CaseRecord>,
+    pub damaged_lines: usize,
+}
+
+pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
+    let path = run_dir.join(FILE_NAME);
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
+        Err(e) => return Err(e),
+    };
+    let mut contents = Contents::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<CaseRecord>(line) {
+            Ok(r) => {
+                // A resumed case replaces an earlier record of the same case.
+                contents.records.retain(|old| old.case != r.case);
+                contents.records.push(r);
+            }
+            Err(_) => contents.damaged_lines += 1,
+        }
+    }
+    Ok(contents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{CaseId, Verdict};
+
+    pub(crate) fn record(q: usize) -> CaseRecord {
+        CaseRecord {
+            case: CaseId {
+                prompt: "p".into(),
+                question: q,
+                question_id: format!("q{q}"),
+                round: 1,
+            },
+            name: format!("p::q{q}::r1"),
+            verdict: Verdict::Correct,
+            question: "?".into(),
+            expected: "1".into(),
+            actual: "1".into(),
+            template: "{question}".into(),
+            system_prompt: None,
+            prompt: "?".into(),
+            reply: Some("print(1)".into()),
+            code: Some("print(1)\n".into()),
+            execution: None,
+            api_failure: None,
+            detail: None,
+            model: "m".into(),
+            backend: "replay".into(),
+            snapshot: None,
+            llm_secs: 0.1,
+            exec_secs: 0.02,
+            finished_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn appended_records_read_back_and_torn_tail_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        j.append(&record(1)).unwrap();
+        j.append(&record(2)).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(dir.path().join(FILE_NAME)).unwrap();
+        f.write_all(b"{\"case\": {\"prompt\": \"p\", \"quest").unwrap();
+        let c = read(dir.path()).unwrap();
+        assert_eq!(c.records.len(), 2);
+        assert_eq!(c.records[1].case.question, 2);
+        assert_eq!(c.damaged_lines, 1);
+    }
+
+    #[test]
+    fn missing_journal_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read(dir.path()).unwrap().records.is_empty());
+    }
+}

@@ -1,1 +1,158 @@
-//! TODO
+//! Execution + expected answer -> [`Verdict`] (spec §5.3): trim, normalise
+//! CRLF, compare exactly; failures are classified from how the program ended.
+
+use crate::case::{ExecutionRecord, Verdict};
+
+/// The judge's decision with a one-line reason for anything but `correct`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// Normalised stdout: what was compared.
+    pub actual: String,
+    pub detail: Option<String>,
+}
+
+/// Trims both ends and turns CRLF into LF, as the spec's comparison does.
+pub fn normalise(text: &str) -> String {
+    text.replace("\r\n", "\n").trim().to_string()
+}
+
+pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
+    let actual = normalise(&execution.stdout);
+    let expected = normalise(expected);
+    let (verdict, detail) = if execution.timed_out {
+        (
+            Verdict::Timeout,
+            Some(format!(
+                "killed after {:.1}s without finishing",
+                execution.duration_secs
+            )),
+        )
+    } else if let Some(kind) = syntax_error(&execution.stderr) {
+        (Verdict::SyntaxError, Some(last_line(&execution.stderr).unwrap_or(kind).to_string()))
+    } else if let Some(signal) = execution.signal {
+        (Verdict::RuntimeError, Some(format!("killed by signal {signal} ({})", signal_name(signal))))
+    } else if execution.exit_code != Some(0) {
+        let why = last_line(&execution.stderr)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("exit status {:?}", execution.exit_code));
+        (Verdict::RuntimeError, Some(why))
+    } else if actual == expected {
+        (Verdict::Correct, None)
+    } else if execution.stdout_truncated {
+        (Verdict::WrongAnswer, Some("output exceeded the limit and was cut off".into()))
+    } else {
+        (
+            Verdict::WrongAnswer,
+            Some(format!("expected {:?}, got {:?}", abbreviate(&expected, 80), abbreviate(&actual, 80))),
+        )
+    };
+    Judgement {
+        verdict,
+        actual,
+        detail,
+    }
+}
+
+/// A compile-time error of the program itself: the last stderr line names
+/// SyntaxError, IndentationError or TabError and there is no traceback (a
+/// traceback means the error was raised at run time, e.g. by `eval`).
+fn syntax_error(stderr: &str) -> Option<&'static str> {
+    if stderr.contains("Traceback (most recent call last):") {
+        return None;
+    }
+    let last = last_line(stderr)?;
+    ["SyntaxError", "IndentationError", "TabError"]
+        .into_iter()
+        .find(|k| last.starts_with(k))
+}
+
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        6 => "SIGABRT",
+        9 => "SIGKILL: memory or process limit",
+        11 => "SIGSEGV",
+        24 => "SIGXCPU: CPU time limit",
+        25 => "SIGXFSZ: file size limit",
+        _ => "signal",
+    }
+}
+
+/// Cuts text to `max` characters with an ellipsis, on a char boundary.
+pub fn abbreviate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exec(stdout: &str, stderr: &str, code: Option<i32>) -> ExecutionRecord {
+        ExecutionRecord {
+            exit_code: code,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn trimmed_crlf_output_matches() {
+        let j = judge(&exec("  Hello, World!\r\nWelcome to Python!\r\n\n", "", Some(0)), "Hello, World!\nWelcome to Python!");
+        assert_eq!(j.verdict, Verdict::Correct);
+        assert_eq!(j.actual, "Hello, World!\nWelcome to Python!");
+    }
+
+    #[test]
+    fn different_output_is_wrong_answer_with_both_values() {
+        let j = judge(&exec("[1, 0]\n", "", Some(0)), "[0, 1]");
+        assert_eq!(j.verdict, Verdict::WrongAnswer);
+        assert!(j.detail.unwrap().contains("[0, 1]"));
+    }
+
+    #[test]
+    fn syntax_errors_without_traceback() {
+        let stderr = "  File \"/tmp/x/main.py\", line 2\n    print('a')\n    ^\nIndentationError: expected an indented block after function definition on line 1\n";
+        assert_eq!(judge(&exec("", stderr, Some(1)), "a").verdict, Verdict::SyntaxError);
+        let tab = "  File \"main.py\", line 3\nTabError: inconsistent use of tabs and spaces in indentation\n";
+        assert_eq!(judge(&exec("", tab, Some(1)), "a").verdict, Verdict::SyntaxError);
+    }
+
+    #[test]
+    fn runtime_raised_syntax_error_is_a_runtime_error() {
+        let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 1, in <module>\n    eval('1 +')\nSyntaxError: invalid syntax\n";
+        assert_eq!(judge(&exec("", stderr, Some(1)), "a").verdict, Verdict::RuntimeError);
+    }
+
+    #[test]
+    fn exception_is_runtime_error_even_if_output_matched() {
+        let stderr = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n";
+        let j = judge(&exec("0\n", stderr, Some(1)), "0");
+        assert_eq!(j.verdict, Verdict::RuntimeError);
+        assert_eq!(j.detail.as_deref(), Some("ZeroDivisionError: division by zero"));
+    }
+
+    #[test]
+    fn timeout_and_signals() {
+        let mut e = exec("", "", None);
+        e.timed_out = true;
+        assert_eq!(judge(&e, "x").verdict, Verdict::Timeout);
+        let mut e = exec("", "", None);
+        e.signal = Some(9);
+        assert_eq!(judge(&e, "x").verdict, Verdict::RuntimeError);
+    }
+
+    #[test]
+    fn abbreviate_counts_chars_not_bytes() {
+        assert_eq!(abbreviate("實作Two Sum演算法", 4), "實作Tw...");
+        assert_eq!(abbreviate("short", 10), "short");
+    }
+}

@@ -17,3 +17,4 @@ pub mod report;
 pub mod sandbox;
 pub mod snapshot;
 pub mod suite;
+pub mod run;

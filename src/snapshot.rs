@@ -1,1 +1,161 @@
-//! TODO
+//! Replies captured as insta snapshots, one file per case:
+//! `<snapshot_dir>/<suite stem>/<model>/<prompt>__<question id>__r<round>.snap`.
+//!
+//! A live run never fails a case because a reply changed: insta runs with
+//! force-pass (set by the harness), so a changed reply becomes a pending
+//! `.snap.new` for `cargo insta review` (outside CI), and the case records
+//! whether its reply was new, unchanged or changed. The replay backend reads
+//! the same files back.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::case::{CaseId, SnapshotState};
+
+/// The snapshots of one suite and model.
+#[derive(Debug, Clone)]
+pub struct SnapshotStore {
+    dir: PathBuf,
+}
+
+/// A stored reply and the description of what produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub reply: String,
+    pub description: Option<String>,
+}
+
+/// What goes into a snapshot's metadata (`info:`): enough to reproduce the call.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotInfo<'a> {
+    pub model: &'a str,
+    pub backend: &'a str,
+    pub endpoint: &'a str,
+    pub request: &'a crate::backend::ChatRequest,
+}
+
+/// Folder name for a model: `qwen2.5-coder:1.5b` -> `qwen2.5-coder_1.5b`.
+pub fn model_folder(model: &str) -> String {
+    model
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .collect()
+}
+
+impl SnapshotStore {
+    pub fn new(root: &Path, suite_stem: &str, model: &str) -> SnapshotStore {
+        SnapshotStore {
+            dir: root.join(suite_stem).join(model_folder(model)),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn path(&self, case: &CaseId) -> PathBuf {
+        self.dir.join(format!("{}.snap", case.snapshot_name()))
+    }
+
+    /// How many snapshots the store holds (0 when the folder is missing).
+    pub fn count(&self) -> usize {
+        std::fs::read_dir(&self.dir)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "snap"))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The description of any one snapshot: which model and server recorded them.
+    pub fn any_description(&self) -> Option<String> {
+        let entry = std::fs::read_dir(&self.dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .find(|e| e.path().extension().is_some_and(|x| x == "snap"))?;
+        insta::Snapshot::from_file(&entry.path())
+            .ok()?
+            .metadata()
+            .description()
+            .map(str::to_string)
+    }
+
+    pub fn read(&self, case: &CaseId) -> Option<Recorded> {
+        let path = self.path(case);
+        if !path.exists() {
+            return None;
+        }
+        let snap = insta::Snapshot::from_file(&path).ok()?;
+        let reply = snap.contents().as_text()?.to_string();
+        Some(Recorded {
+            reply,
+            description: snap.metadata().description().map(str::to_string),
+        })
+    }
+
+    /// Compares `reply` with the stored snapshot and hands it to insta, which
+    /// writes a new or pending snapshot according to INSTA_UPDATE.
+    pub fn capture(&self, case: &CaseId, reply: &str, description: &str, info: &SnapshotInfo) -> SnapshotState {
+        let state = match self.read(case) {
+            None => SnapshotState::New,
+            Some(old) if normalise(&old.reply) == normalise(reply) => SnapshotState::Unchanged,
+            Some(_) => SnapshotState::Changed,
+        };
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(&self.dir);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_description(description);
+        settings.set_info(info);
+        let name = case.snapshot_name();
+        // insta panics on I/O trouble; a snapshot problem must not lose the case.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            settings.bind(|| insta::assert_snapshot!(name, reply));
+        }));
+        if outcome.is_err() {
+            tracing::warn!(case = %case.test_name(), dir = %self.dir.display(), "could not write the reply snapshot; check that the folder is writable");
+        }
+        state
+    }
+}
+
+/// insta's own comparison: trailing whitespace and CRLF do not count.
+fn normalise(s: &str) -> String {
+    s.trim_end().replace("\r\n", "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_names_become_folder_names() {
+        assert_eq!(model_folder("qwen2.5-coder:1.5b"), "qwen2.5-coder_1.5b");
+        assert_eq!(model_folder("library/llama3:8b"), "library_llama3_8b");
+    }
+
+    #[test]
+    fn a_written_snapshot_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path(), "suite", "m:1");
+        let case = CaseId {
+            prompt: "p".into(),
+            question: 1,
+            question_id: "q1".into(),
+            round: 1,
+        };
+        let file = store.path(&case);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            "---\nsource: src/snapshot.rs\ndescription: \"m:1 via test\"\n---\n```python\nprint(1)\n```\n",
+        )
+        .unwrap();
+        let r = store.read(&case).unwrap();
+        assert_eq!(r.reply, "```python\nprint(1)\n```");
+        assert_eq!(r.description.as_deref(), Some("m:1 via test"));
+        assert_eq!(store.count(), 1);
+    }
+}
