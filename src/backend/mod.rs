@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::case::{ApiFailure, CaseId};
 use crate::config::LlmConfig;
 
+mod http;
 pub mod ollama;
 pub mod openai;
 pub mod replay;

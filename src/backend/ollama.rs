@@ -1,1 +1,158 @@
-//! TODO
+//! Ollama's native API (`docs/api.md` of ollama/ollama): `POST /api/chat`
+//! with `stream: false`, `GET /api/version` and `GET /api/tags` for the
+//! connection test.
+
+use serde_json::{Map, Value, json};
+
+use super::http::{HttpClient, ServerHints};
+use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
+use crate::case::CaseId;
+use crate::config::LlmConfig;
+
+static HINTS: ServerHints = ServerHints {
+    label: "Ollama",
+    unreachable: "start it with `ollama serve`, or set OLLAMA_HOST to the address it listens on",
+    missing_model: |model| {
+        format!("run `ollama pull {model}`, or choose a present model with PROMPTEVAL_MODEL")
+    },
+};
+
+/// An Ollama server at a base URL such as `http://127.0.0.1:11434`.
+#[derive(Debug)]
+pub struct Ollama {
+    http: HttpClient,
+}
+
+impl Ollama {
+    /// `base_url` is `Config.ollama_host` (already normalised).
+    pub fn new(base_url: &str) -> Ollama {
+        Ollama {
+            http: HttpClient::new(base_url, None, &HINTS),
+        }
+    }
+}
+
+/// The `/api/chat` body: `options` holds only the values that are set, so the
+/// model's own defaults apply to the rest.
+pub fn chat_body(request: &ChatRequest) -> Value {
+    let LlmConfig {
+        temperature,
+        seed,
+        num_ctx,
+        num_predict,
+        keep_alive,
+        ..
+    } = &request.options;
+    let mut options = Map::new();
+    options.insert("temperature".into(), json!(temperature));
+    if let Some(seed) = seed {
+        options.insert("seed".into(), json!(seed));
+    }
+    if let Some(n) = num_ctx {
+        options.insert("num_ctx".into(), json!(n));
+    }
+    if let Some(n) = num_predict {
+        options.insert("num_predict".into(), json!(n));
+    }
+    let mut body = json!({
+        "model": request.model,
+        "messages": request.messages,
+        "stream": false,
+        "options": options,
+    });
+    if let Some(keep_alive) = keep_alive {
+        body["keep_alive"] = json!(keep_alive);
+    }
+    body
+}
+
+/// `foo` and `foo:latest` name the same model.
+fn same_model(wanted: &str, listed: &str) -> bool {
+    let full = |name: &str| {
+        if name.contains(':') {
+            name.to_string()
+        } else {
+            format!("{name}:latest")
+        }
+    };
+    full(wanted) == full(listed)
+}
+
+impl Backend for Ollama {
+    fn kind(&self) -> &'static str {
+        "ollama"
+    }
+
+    fn endpoint(&self) -> String {
+        self.http.base_url().to_string()
+    }
+
+    fn check(&self, model: &str) -> Result<(), ConnectError> {
+        let version = self.http.check_get("/api/version")?;
+        tracing::debug!(
+            "Ollama {} at {}",
+            version["version"].as_str().unwrap_or("(unknown version)"),
+            self.http.base_url()
+        );
+        let tags = self.http.check_get("/api/tags")?;
+        let models = tags["models"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let listed = |m: &Value| {
+            ["name", "model"]
+                .iter()
+                .filter_map(|k| m[k].as_str())
+                .any(|name| same_model(model, name))
+        };
+        let present = models.iter().any(listed);
+        if present {
+            return Ok(());
+        }
+        let names: Vec<String> = models
+            .iter()
+            .filter_map(|m| m["name"].as_str().or(m["model"].as_str()))
+            .map(str::to_string)
+            .collect();
+        Err(self.http.missing_model(model, &names))
+    }
+
+    fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
+        // `message.thinking` (reasoning models) is deliberately not read.
+        self.http
+            .chat("/api/chat", &chat_body(request), request, |answer| {
+                let content = answer["message"]["content"].as_str()?;
+                let model = answer["model"].as_str().map(str::to_string);
+                Some((content.to_string(), model))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latest_is_the_default_tag() {
+        assert!(same_model("llama3", "llama3:latest"));
+        assert!(same_model("llama3:latest", "llama3"));
+        assert!(same_model("qwen2.5-coder:1.5b", "qwen2.5-coder:1.5b"));
+        assert!(!same_model("qwen2.5-coder", "qwen2.5-coder:1.5b"));
+    }
+
+    #[test]
+    fn unset_options_are_left_out() {
+        let request = ChatRequest {
+            model: "m".into(),
+            messages: vec![],
+            options: LlmConfig {
+                seed: None,
+                num_ctx: None,
+                num_predict: Some(64),
+                keep_alive: None,
+                ..LlmConfig::default()
+            },
+        };
+        let body = chat_body(&request);
+        assert_eq!(body["options"], json!({"temperature": 0.0, "num_predict": 64}));
+        assert!(body.get("keep_alive").is_none());
+        assert_eq!(body["stream"], json!(false));
+    }
+}

@@ -1,1 +1,131 @@
-//! TODO
+//! The OpenAI chat-completions protocol as llama.cpp's `llama-server` (and
+//! vLLM, LM Studio, Ollama's `/v1`) implement it: `POST {base}/chat/completions`
+//! and `GET {base}/models`, where `base` ends in `/v1`.
+
+use serde_json::{Map, Value, json};
+
+use super::http::{HttpClient, ServerHints};
+use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
+use crate::case::CaseId;
+
+static HINTS: ServerHints = ServerHints {
+    label: "the OpenAI-compatible server",
+    unreachable: "start one with `scripts/local-llm.sh start`, or set PROMPTEVAL_BASE_URL \
+                  to its /v1 URL",
+    missing_model: |model| {
+        format!(
+            "start the server with that model (llama-server: `--alias {model}`), \
+             or choose a listed model with PROMPTEVAL_MODEL"
+        )
+    },
+};
+
+/// The API key for OpenAI-compatible servers: `PROMPTEVAL_API_KEY`, else
+/// `OPENAI_API_KEY`. Keys never come from harness.toml, which gets committed.
+pub fn api_key_from_env() -> Option<String> {
+    ["PROMPTEVAL_API_KEY", "OPENAI_API_KEY"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .map(|key| key.trim().to_string())
+        .find(|key| !key.is_empty())
+}
+
+/// An OpenAI-compatible server at a base URL ending in `/v1`. Its Debug
+/// output never shows the key.
+#[derive(Debug)]
+pub struct OpenAi {
+    http: HttpClient,
+}
+
+impl OpenAi {
+    /// `base_url` is `Config.openai_base_url`; `api_key` is sent as
+    /// `Authorization: Bearer` when set (see [`api_key_from_env`]).
+    pub fn new(base_url: &str, api_key: Option<String>) -> OpenAi {
+        OpenAi {
+            http: HttpClient::new(base_url, api_key, &HINTS),
+        }
+    }
+}
+
+/// The `/chat/completions` body; `num_predict` becomes `max_tokens`.
+/// Ollama-only options (`num_ctx`, `keep_alive`) have no counterpart here.
+pub fn chat_body(request: &ChatRequest) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(request.model));
+    body.insert("messages".into(), json!(request.messages));
+    body.insert("temperature".into(), json!(request.options.temperature));
+    if let Some(seed) = request.options.seed {
+        body.insert("seed".into(), json!(seed));
+    }
+    if let Some(n) = request.options.num_predict {
+        body.insert("max_tokens".into(), json!(n));
+    }
+    body.insert("stream".into(), json!(false));
+    Value::Object(body)
+}
+
+impl Backend for OpenAi {
+    fn kind(&self) -> &'static str {
+        "openai"
+    }
+
+    fn endpoint(&self) -> String {
+        self.http.base_url().to_string()
+    }
+
+    fn check(&self, model: &str) -> Result<(), ConnectError> {
+        let models = self.http.check_get("/models")?;
+        let ids: Vec<String> = models["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["id"].as_str())
+            .map(str::to_string)
+            .collect();
+        if ids.iter().any(|id| id == model) {
+            Ok(())
+        } else {
+            Err(self.http.missing_model(model, &ids))
+        }
+    }
+
+    fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
+        // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
+        self.http
+            .chat("/chat/completions", &chat_body(request), request, |answer| {
+                let content = answer["choices"][0]["message"]["content"].as_str()?;
+                let model = answer["model"].as_str().map(str::to_string);
+                Some((content.to_string(), model))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::LlmConfig;
+
+    #[test]
+    fn num_predict_becomes_max_tokens() {
+        let request = ChatRequest {
+            model: "m".into(),
+            messages: vec![super::super::Message::user("hi")],
+            options: LlmConfig {
+                num_predict: Some(99),
+                seed: Some(3),
+                ..LlmConfig::default()
+            },
+        };
+        let body = chat_body(&request);
+        assert_eq!(body["max_tokens"], json!(99));
+        assert_eq!(body["seed"], json!(3));
+        assert!(body.get("num_ctx").is_none());
+        assert_eq!(body["messages"][0]["content"], json!("hi"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let backend = OpenAi::new("http://127.0.0.1:1/v1", Some("sk-very-secret".into()));
+        assert!(!format!("{backend:?}").contains("sk-very-secret"));
+    }
+}

@@ -1,0 +1,389 @@
+//! The HTTP plumbing both protocols share: one agent, one classification of
+//! failures, one retry loop and one way of wording errors. A protocol module
+//! only builds its request body and says where the answer is in the reply.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use ureq::Agent;
+
+use super::retry::{Attempted, Outcome, RetryPolicy};
+use super::{BackendError, ChatRequest, ConnectError, Reply, strip_reasoning};
+use crate::case::ApiFailure;
+
+/// The connection test must answer quickly: a server that takes longer than
+/// this to list its models is not one to run a suite against.
+pub(crate) const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many characters of a server's error text go into a message.
+const DETAIL_CHARS: usize = 300;
+
+/// What the user reads about one kind of server.
+#[derive(Debug)]
+pub(crate) struct ServerHints {
+    /// "Ollama", "the OpenAI-compatible server".
+    pub label: &'static str,
+    /// How to get a server answering at the configured address.
+    pub unreachable: &'static str,
+    /// What to do when `model` is not served.
+    pub missing_model: fn(&str) -> String,
+}
+
+/// A model server's base URL, an agent and, for OpenAI-compatible servers,
+/// the API key. The key is only ever put in the Authorization header.
+pub(crate) struct HttpClient {
+    agent: Agent,
+    base_url: String,
+    api_key: Option<String>,
+    hints: &'static ServerHints,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish_non_exhaustive()
+    }
+}
+
+/// One failed attempt: what happened, at which URL.
+#[derive(Debug)]
+pub(crate) struct CallError {
+    outcome: Outcome,
+    url: String,
+    /// Already free of the API key.
+    detail: String,
+    hints: &'static ServerHints,
+}
+
+impl Attempted for CallError {
+    fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    fn summary(&self) -> String {
+        match self.outcome {
+            Outcome::ConnectFailed => format!("cannot connect ({})", self.detail),
+            Outcome::Dropped => format!("connection dropped before an answer ({})", self.detail),
+            Outcome::TimedOut => self.detail.clone(),
+            Outcome::Status(code) => format!("HTTP {code}: {}", self.detail),
+            Outcome::BadBody => format!("unreadable answer: {}", self.detail),
+        }
+    }
+
+    fn advice(&self) -> String {
+        match self.outcome {
+            Outcome::ConnectFailed | Outcome::Dropped => self.hints.unreachable.to_string(),
+            Outcome::TimedOut => "raise llm.timeout_secs in harness.toml, use a smaller model, \
+                                  or check what else loads the server"
+                .into(),
+            Outcome::Status(429) => {
+                "run fewer cases at once (--test-threads) or raise llm.backoff_ms".into()
+            }
+            Outcome::Status(401 | 403) => {
+                "set PROMPTEVAL_API_KEY (or OPENAI_API_KEY) to a key the server accepts".into()
+            }
+            Outcome::Status(code) if code >= 500 => "check the server's log".into(),
+            Outcome::Status(_) => "check llm options in harness.toml and the model name".into(),
+            Outcome::BadBody => format!(
+                "check that {} points at {}, not another service",
+                self.url, self.hints.label
+            ),
+        }
+    }
+}
+
+impl CallError {
+    fn failure(&self) -> ApiFailure {
+        match self.outcome {
+            Outcome::ConnectFailed | Outcome::Dropped => ApiFailure::ConnectionFailed,
+            Outcome::TimedOut => ApiFailure::Timeout,
+            Outcome::Status(_) | Outcome::BadBody => ApiFailure::ApiError,
+        }
+    }
+
+    /// A 404 whose text says the model is unknown (Ollama: `model "x" not
+    /// found, try pulling it first`).
+    fn is_missing_model(&self) -> bool {
+        self.outcome == Outcome::Status(404) && self.detail.contains("not found")
+    }
+}
+
+impl HttpClient {
+    pub fn new(base_url: &str, api_key: Option<String>, hints: &'static ServerHints) -> Self {
+        let agent: Agent = Agent::config_builder()
+            .http_status_as_error(false)
+            .user_agent(concat!("prompteval/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Self {
+            agent,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            hints,
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Removes the API key from text that came from elsewhere (a server's
+    /// error body may echo the request).
+    fn redact(&self, text: &str) -> String {
+        match &self.api_key {
+            Some(key) => text.replace(key.as_str(), "[redacted]"),
+            None => text.to_string(),
+        }
+    }
+
+    fn error(&self, outcome: Outcome, url: &str, detail: &str) -> CallError {
+        CallError {
+            outcome,
+            url: url.to_string(),
+            detail: self.redact(detail),
+            hints: self.hints,
+        }
+    }
+
+    /// One request: GET when `body` is None, else POST of the JSON body.
+    /// A 2xx with a JSON body is Ok; anything else is a classified error.
+    pub fn send(
+        &self,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let url = format!("{}{}", self.base_url, path);
+        let auth = self.api_key.as_ref().map(|k| format!("Bearer {k}"));
+        let result = match body {
+            None => {
+                let mut req = self.agent.get(&url);
+                if let Some(auth) = &auth {
+                    req = req.header("Authorization", auth);
+                }
+                req.config().timeout_global(Some(timeout)).build().call()
+            }
+            Some(body) => {
+                let mut req = self.agent.post(&url);
+                if let Some(auth) = &auth {
+                    req = req.header("Authorization", auth);
+                }
+                req.config()
+                    .timeout_global(Some(timeout))
+                    .build()
+                    .send_json(body)
+            }
+        };
+        let mut response = result.map_err(|e| self.transport_error(e, &url, timeout))?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| self.transport_error(e, &url, timeout))?;
+        if !(200..300).contains(&status) {
+            return Err(self.error(Outcome::Status(status), &url, &error_text(&text)));
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            self.error(
+                Outcome::BadBody,
+                &url,
+                &format!("not JSON ({e}); it starts with {:?}", excerpt(&text)),
+            )
+        })
+    }
+
+    fn transport_error(&self, e: ureq::Error, url: &str, timeout: Duration) -> CallError {
+        let outcome = classify(&e);
+        let detail = match outcome {
+            Outcome::TimedOut => format!(
+                "no complete answer within {} s",
+                trim_float(timeout.as_secs_f64())
+            ),
+            _ => e.to_string(),
+        };
+        self.error(outcome, url, &detail)
+    }
+
+    /// One chat completion with retries. `extract` finds `(content, model)`
+    /// in a 2xx answer; when it finds nothing the answer is an API error
+    /// (retrying would get the same malformed answer).
+    pub fn chat(
+        &self,
+        path: &str,
+        body: &Value,
+        request: &ChatRequest,
+        extract: impl Fn(&Value) -> Option<(String, Option<String>)>,
+    ) -> Result<Reply, BackendError> {
+        let url = format!("{}{}", self.base_url, path);
+        let timeout = request.options.timeout();
+        let started = Instant::now();
+        let policy = RetryPolicy::from_config(&request.options);
+        let answer = policy.run(&url, |_| {
+            let value = self.send(path, Some(body), timeout)?;
+            extract(&value).ok_or_else(|| {
+                self.error(
+                    Outcome::BadBody,
+                    &url,
+                    &format!(
+                        "the JSON has no reply text where the protocol puts it; it starts with {:?}",
+                        excerpt(&value.to_string())
+                    ),
+                )
+            })
+        });
+        match answer {
+            Ok((content, model)) => Ok(Reply {
+                content: strip_reasoning(&content),
+                model: model.unwrap_or_else(|| request.model.clone()),
+                elapsed: started.elapsed(),
+            }),
+            Err((e, attempts)) => Err(self.chat_failure(&e, attempts, &request.model)),
+        }
+    }
+
+    fn chat_failure(&self, e: &CallError, attempts: u32, model: &str) -> BackendError {
+        let advice = if e.is_missing_model() {
+            (self.hints.missing_model)(model)
+        } else {
+            e.advice()
+        };
+        let tries = match attempts {
+            1 => String::new(),
+            n => format!(" (after {n} attempts)"),
+        };
+        BackendError {
+            failure: e.failure(),
+            message: format!(
+                "{} at {}: {}{tries}; {advice}",
+                self.hints.label,
+                e.url,
+                e.summary()
+            ),
+        }
+    }
+
+    /// A GET for the connection test: short timeout, no retries.
+    pub fn check_get(&self, path: &str) -> Result<Value, ConnectError> {
+        self.send(path, None, CHECK_TIMEOUT).map_err(|e| {
+            let message = match e.outcome {
+                Outcome::ConnectFailed | Outcome::Dropped | Outcome::TimedOut => format!(
+                    "cannot reach {} at {} ({}); {}",
+                    self.hints.label,
+                    self.base_url,
+                    e.detail,
+                    self.hints.unreachable
+                ),
+                _ => format!(
+                    "{} at {} failed the connection test: {}; {}",
+                    self.hints.label,
+                    e.url,
+                    e.summary(),
+                    e.advice()
+                ),
+            };
+            ConnectError { message }
+        })
+    }
+
+    /// The connection test's verdict when `model` is not among `available`.
+    pub fn missing_model(&self, model: &str, available: &[String]) -> ConnectError {
+        let present = if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        };
+        ConnectError {
+            message: format!(
+                "model {model:?} is not available on {} at {}; {} (available: {present})",
+                self.hints.label,
+                self.base_url,
+                (self.hints.missing_model)(model)
+            ),
+        }
+    }
+}
+
+/// Maps a transport error to what retrying needs to know.
+fn classify(e: &ureq::Error) -> Outcome {
+    use std::io::ErrorKind;
+    match e {
+        ureq::Error::Timeout(_) => Outcome::TimedOut,
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => Outcome::ConnectFailed,
+        ureq::Error::Io(io) => match io.kind() {
+            ErrorKind::TimedOut | ErrorKind::WouldBlock => Outcome::TimedOut,
+            ErrorKind::ConnectionRefused
+            | ErrorKind::AddrNotAvailable
+            | ErrorKind::HostUnreachable
+            | ErrorKind::NetworkUnreachable
+            | ErrorKind::NotFound => Outcome::ConnectFailed,
+            _ => Outcome::Dropped,
+        },
+        // Most often the server closed the connection mid-answer.
+        ureq::Error::Protocol(_) => Outcome::Dropped,
+        _ => Outcome::BadBody,
+    }
+}
+
+/// The human part of an error body: Ollama's `{"error": "..."}`, OpenAI's
+/// `{"error": {"message": "..."}}`, or the raw text, shortened.
+fn error_text(body: &str) -> String {
+    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
+        let error = v.get("error").unwrap_or(&v);
+        error
+            .as_str()
+            .or_else(|| error.get("message").and_then(Value::as_str))
+            .map(str::to_string)
+    });
+    match from_json {
+        Some(text) => excerpt(&text),
+        None if body.trim().is_empty() => "(empty body)".into(),
+        None => excerpt(body.trim()),
+    }
+}
+
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(DETAIL_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_text_reads_both_protocols_and_raw_bodies() {
+        assert_eq!(
+            error_text(r#"{"error":"model \"x\" not found, try pulling it first"}"#),
+            r#"model "x" not found, try pulling it first"#
+        );
+        assert_eq!(
+            error_text(r#"{"error":{"code":400,"message":"bad n_predict","type":"invalid_request_error"}}"#),
+            "bad n_predict"
+        );
+        assert_eq!(error_text("  \n"), "(empty body)");
+        assert_eq!(error_text("<html>502</html>"), "<html>502</html>");
+        assert_eq!(error_text(&"x".repeat(1000)).chars().count(), DETAIL_CHARS + 1);
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        static HINTS: ServerHints = ServerHints {
+            label: "stub",
+            unreachable: "start it",
+            missing_model: |m| format!("get {m}"),
+        };
+        let client = HttpClient::new("http://h/v1", Some("sk-secret".into()), &HINTS);
+        let debug = format!("{client:?}");
+        assert!(!debug.contains("sk-secret"), "{debug}");
+        assert_eq!(client.redact("echo sk-secret"), "echo [redacted]");
+    }
+}
