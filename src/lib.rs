@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod case;
 pub mod config;
+pub mod console;
 pub mod extract;
 pub mod gate;
 pub mod harness;
