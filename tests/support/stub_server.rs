@@ -1,0 +1,445 @@
+//! A scripted stand-in for Ollama and OpenAI-compatible servers, for tests.
+//!
+//! Standard library only: a `TcpListener` on `127.0.0.1:0` served by a
+//! background thread, one thread per connection, HTTP/1.1 with
+//! `Content-Length` bodies and `Connection: close`. It answers
+//! `/api/version`, `/api/tags`, `/api/chat`, `/v1/models` and
+//! `/v1/chat/completions`; a script decides, per request, whether to answer
+//! normally or to fail in one of the ways real servers fail.
+//!
+//! ```ignore
+//! #[path = "support/stub_server.rs"]
+//! mod stub_server;
+//! use stub_server::{Behaviour, StubServer};
+//!
+//! // The first two chats get a 503, then the server recovers.
+//! let server = StubServer::start(|req| match req.path.as_str() {
+//!     "/api/chat" if req.nth < 2 => Behaviour::Status(503, r#"{"error":"loading"}"#.into()),
+//!     "/api/chat" => Behaviour::Reply("```python\nprint(2)\n```".into()),
+//!     _ => Behaviour::Default,
+//! });
+//! let backend = Ollama::new(&server.url());
+//! // ... or, for a subprocess: Command::new("cargo").env("OLLAMA_HOST", server.url())
+//! assert_eq!(server.requests_to("/api/chat").len(), 3);
+//! ```
+//!
+//! The server lives until it is dropped, so it can stay up while a
+//! subprocess (`cargo test --test prompts` with `OLLAMA_HOST=server.url()`)
+//! talks to it. [`StubServer::stop`] and [`StubServer::restart`] close and
+//! reopen the listener on the same port (connections are refused meanwhile).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The model the default script serves until [`StubServer::set_models`].
+pub const STUB_MODEL: &str = "stub-coder:1.5b";
+
+/// What the server does with one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Behaviour {
+    /// What a healthy server answers: the version, the model list, a chat
+    /// reply "stub reply" (for `/api/chat`, a 404 "model not found, try
+    /// pulling it first" when the model is not in the list, as Ollama does).
+    Default,
+    /// A successful chat answer with this content, shaped for the protocol
+    /// of the path; on other paths, a 200 with this text as the body.
+    Reply(String),
+    /// This status and body (JSON content type).
+    Status(u16, String),
+    /// Reads the request and never answers (until the server stops).
+    Hang,
+    /// Closes the connection without answering.
+    Drop,
+    /// 200 with a body that is not JSON.
+    Malformed,
+    /// 200 whose body arrives one byte every 50 ms: each read succeeds, but
+    /// the whole answer would take minutes.
+    Trickle,
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    /// The body parsed as JSON (`Null` when empty or not JSON).
+    pub json: Value,
+    /// How many earlier requests went to the same path (0 for the first).
+    pub nth: usize,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The content of the last user message of a chat request.
+    pub fn last_user_message(&self) -> Option<&str> {
+        self.json["messages"]
+            .as_array()?
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")?["content"]
+            .as_str()
+    }
+}
+
+type Script = Arc<dyn Fn(&Request) -> Behaviour + Send + Sync>;
+
+struct Shared {
+    script: RwLock<Script>,
+    models: RwLock<Vec<String>>,
+    requests: Mutex<Vec<Request>>,
+    /// Bumped by stop/restart/drop: connections of older generations end.
+    generation: AtomicU64,
+    dropped: AtomicBool,
+}
+
+impl Shared {
+    fn is_over(&self, generation: u64) -> bool {
+        self.dropped.load(Ordering::SeqCst) || self.generation.load(Ordering::SeqCst) != generation
+    }
+}
+
+/// See the module docs.
+pub struct StubServer {
+    port: u16,
+    shared: Arc<Shared>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl StubServer {
+    /// Starts on a free port with `script` deciding every answer.
+    pub fn start(script: impl Fn(&Request) -> Behaviour + Send + Sync + 'static) -> StubServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().expect("local address").port();
+        let shared = Arc::new(Shared {
+            script: RwLock::new(Arc::new(script)),
+            models: RwLock::new(vec![STUB_MODEL.to_string()]),
+            requests: Mutex::new(Vec::new()),
+            generation: AtomicU64::new(0),
+            dropped: AtomicBool::new(false),
+        });
+        let mut server = StubServer {
+            port,
+            shared,
+            acceptor: None,
+        };
+        server.serve(listener);
+        server
+    }
+
+    /// A server that answers everything as a healthy one would.
+    pub fn healthy() -> StubServer {
+        StubServer::start(|_| Behaviour::Default)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:PORT`: the Ollama base URL (and OLLAMA_HOST value).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// `http://127.0.0.1:PORT/v1`: the OpenAI-compatible base URL.
+    pub fn openai_url(&self) -> String {
+        format!("{}/v1", self.url())
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.requests.lock().unwrap().clone()
+    }
+
+    /// The requests to one path.
+    pub fn requests_to(&self, path: &str) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == path)
+            .collect()
+    }
+
+    /// Replaces the script for the requests that follow.
+    pub fn set_script(&self, script: impl Fn(&Request) -> Behaviour + Send + Sync + 'static) {
+        *self.shared.script.write().unwrap() = Arc::new(script);
+    }
+
+    /// The models that `/api/tags` and `/v1/models` list by default.
+    pub fn set_models(&self, models: &[&str]) {
+        *self.shared.models.write().unwrap() = models.iter().map(|m| m.to_string()).collect();
+    }
+
+    /// Closes the listener and every open connection: new connections are
+    /// refused until [`StubServer::restart`].
+    pub fn stop(&mut self) {
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+
+    /// Listens again on the same port (stopping first if needed).
+    pub fn restart(&mut self) {
+        self.stop();
+        let mut last_error = None;
+        for _ in 0..100 {
+            match TcpListener::bind(("127.0.0.1", self.port)) {
+                Ok(listener) => return self.serve(listener),
+                Err(e) => last_error = Some(e),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("cannot listen on port {} again: {last_error:?}", self.port);
+    }
+
+    fn serve(&mut self, listener: TcpListener) {
+        listener.set_nonblocking(true).expect("non-blocking listener");
+        let shared = self.shared.clone();
+        let generation = shared.generation.load(Ordering::SeqCst);
+        self.acceptor = Some(std::thread::spawn(move || {
+            while !shared.is_over(generation) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let shared = shared.clone();
+                        std::thread::spawn(move || handle(stream, &shared, generation));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        }));
+    }
+}
+
+impl Drop for StubServer {
+    fn drop(&mut self) {
+        self.shared.dropped.store(true, Ordering::SeqCst);
+        self.stop();
+    }
+}
+
+fn handle(stream: TcpStream, shared: &Shared, generation: u64) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let Some((method, path, headers, body)) = read_request(&stream) else {
+        return;
+    };
+    let json = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let request = {
+        let mut requests = shared.requests.lock().unwrap();
+        let nth = requests.iter().filter(|r| r.path == path).count();
+        let request = Request {
+            method,
+            path,
+            headers,
+            body,
+            json,
+            nth,
+        };
+        requests.push(request.clone());
+        request
+    };
+    let script = shared.script.read().unwrap().clone();
+    let behaviour = script(&request);
+    let models = shared.models.read().unwrap().clone();
+    act(stream, &request, behaviour, &models, shared, generation);
+}
+
+fn act(
+    mut stream: TcpStream,
+    request: &Request,
+    behaviour: Behaviour,
+    models: &[String],
+    shared: &Shared,
+    generation: u64,
+) {
+    let wait_until_over = || {
+        while !shared.is_over(generation) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    match behaviour {
+        Behaviour::Default => {
+            let (status, body) = default_answer(request, models);
+            respond(&mut stream, status, &body);
+        }
+        Behaviour::Reply(text) => {
+            let body = chat_answer(request, &text).unwrap_or(text);
+            respond(&mut stream, 200, &body);
+        }
+        Behaviour::Status(status, body) => respond(&mut stream, status, &body),
+        Behaviour::Malformed => respond(&mut stream, 200, "{\"message\": {\"content\": \"unterminated"),
+        Behaviour::Drop => {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+        Behaviour::Hang => wait_until_over(),
+        Behaviour::Trickle => {
+            let answer = chat_answer(request, "too late").unwrap_or_default();
+            // Leading whitespace is valid JSON, so only the time is wrong.
+            let body = format!("{}{answer}", " ".repeat(100_000));
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            for byte in body.as_bytes() {
+                if shared.is_over(generation) || stream.write_all(&[*byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+fn default_answer(request: &Request, models: &[String]) -> (u16, String) {
+    let model = request.json["model"].as_str().unwrap_or_default();
+    match request.path.as_str() {
+        "/api/version" => (200, json!({"version": "0.6.8"}).to_string()),
+        "/api/tags" => {
+            let list: Vec<Value> = models
+                .iter()
+                .map(|m| {
+                    json!({"name": m, "model": m, "modified_at": "2025-01-01T00:00:00Z",
+                           "size": 986_061_892, "digest": "0".repeat(64)})
+                })
+                .collect();
+            (200, json!({"models": list}).to_string())
+        }
+        "/v1/models" => {
+            let list: Vec<Value> = models
+                .iter()
+                .map(|m| json!({"id": m, "object": "model", "created": 0, "owned_by": "stub"}))
+                .collect();
+            (200, json!({"object": "list", "data": list}).to_string())
+        }
+        "/api/chat" if !models.iter().any(|m| m == model || *m == format!("{model}:latest")) => (
+            404,
+            json!({"error": format!("model \"{model}\" not found, try pulling it first")})
+                .to_string(),
+        ),
+        _ => match chat_answer(request, "stub reply") {
+            Some(body) => (200, body),
+            None => (404, json!({"error": "404 page not found"}).to_string()),
+        },
+    }
+}
+
+/// A successful chat body in the protocol of the request's path.
+fn chat_answer(request: &Request, content: &str) -> Option<String> {
+    let model = request.json["model"].as_str().unwrap_or(STUB_MODEL);
+    let body = match request.path.as_str() {
+        "/api/chat" => json!({
+            "model": model,
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": content},
+            "done": true,
+            "done_reason": "stop",
+            "total_duration": 1_000_000,
+            "eval_count": 1,
+        }),
+        "/v1/chat/completions" => json!({
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }),
+        _ => return None,
+    };
+    Some(body.to_string())
+}
+
+fn respond(stream: &mut TcpStream, status: u16, body: &str) {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Status",
+    };
+    let response = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes());
+    let _ = stream.flush();
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+}
+
+type Parsed = (String, String, Vec<(String, String)>, String);
+
+/// Reads one request: the request line, headers, and a body sized by
+/// Content-Length or sent chunked.
+fn read_request(stream: &TcpStream) -> Option<Parsed> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let path = parts.next()?.to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':')?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).ok()?;
+            let size = usize::from_str_radix(size.trim().split(';').next()?, 16).ok()?;
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).ok()?;
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    } else if let Some(length) = header("content-length") {
+        body.resize(length.parse().ok()?, 0);
+        reader.read_exact(&mut body).ok()?;
+    }
+    Some((method, path, headers, String::from_utf8_lossy(&body).into_owned()))
+}
