@@ -1,0 +1,101 @@
+//! Runs `cargo test --test prompts` as a user would, in a scratch folder of
+//! its own (config, results, snapshots), with the environment cleaned of the
+//! caller's PROMPTEVAL_* and OLLAMA_* settings.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+pub struct Run {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn both(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+impl Scratch {
+    /// A scratch folder with a harness.toml made of `toml` plus the paths
+    /// that keep everything inside the folder.
+    pub fn new(toml: &str) -> Scratch {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = format!(
+            "result_dir = \"{}\"\nsnapshot_dir = \"{}\"\n{toml}",
+            dir.path().join("result").display(),
+            dir.path().join("snapshots").display()
+        );
+        std::fs::write(dir.path().join("harness.toml"), text).expect("write harness.toml");
+        Scratch { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).expect("write scratch file");
+        p
+    }
+
+    /// The one run folder the harness created.
+    pub fn run_dir(&self) -> PathBuf {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.path().join("result"))
+            .expect("result folder exists")
+            .map(|e| e.unwrap().path())
+            .collect();
+        dirs.sort();
+        dirs.pop().expect("a run folder")
+    }
+
+    pub fn run_dirs(&self) -> usize {
+        std::fs::read_dir(self.path().join("result"))
+            .map(|rd| rd.count())
+            .unwrap_or(0)
+    }
+
+    pub fn summary(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.run_dir().join("summary.json")).expect("summary.json");
+        serde_json::from_str(&text).expect("summary.json is JSON")
+    }
+
+    /// `cargo test --test prompts -- <args>` with `env` on top of a clean
+    /// environment.
+    pub fn prompts(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["test", "--quiet", "--test", "prompts", "--"])
+            .args(args);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PROMPTEVAL_") || k.starts_with("OLLAMA_") || k.starts_with("INSTA_") || k == "OPENAI_API_KEY" {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml"));
+        // CI mode: insta never writes pending snapshots into the repo.
+        cmd.env("CI", "true");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let Output { status, stdout, stderr } = cmd.output().expect("cargo runs");
+        Run {
+            status: status.code(),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+}
+
+/// The spec §2.1 example suite of the repository.
+pub fn example_suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/example.json")
+}
