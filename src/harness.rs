@@ -145,6 +145,9 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         suite.path.display()
     ));
     let sandbox = Sandbox::new(&config.sandbox).map_err(|e| e.to_string())?;
+    if resume.is_none() {
+        ensure_writable(&config.result_dir)?;
+    }
     let (backend, model, replaying) = choose_backend(&config, &suite)?;
 
     let (run_dir, test_id, timestamp) = match &resume {
@@ -386,6 +389,20 @@ fn announce_replay(b: &Replay, model: &str, why: &str) {
         b.store().count(),
         b.store().dir().display(),
     ));
+}
+
+/// Checked before the connection test, so a bad result folder is reported
+/// before anything else happens (the run folder itself is created only once
+/// the server answered, so a failed start leaves no empty folder behind).
+fn ensure_writable(root: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(root)
+        .and_then(|()| tempfile::tempfile_in(root).map(drop))
+        .map_err(|e| {
+            format!(
+                "{}: the result folder is not writable: {e}; set PROMPTEVAL_RESULT_DIR or `result_dir` in harness.toml to a writable folder",
+                root.display()
+            )
+        })
 }
 
 fn create_run_dir(root: &Path) -> Result<(PathBuf, String, String), String> {
