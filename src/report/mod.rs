@@ -240,3 +240,44 @@ fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<Prompt
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{info, three_by_three};
+    use super::*;
+
+    #[test]
+    fn write_all_writes_the_spec_layout_beside_the_journal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (summary, written) =
+            write_all(dir.path(), &info(1), &three_by_three()).expect("written");
+        if let Ok(keep) = std::env::var("PROMPTEVAL_KEEP_REPORT") {
+            let _ = std::fs::remove_dir_all(&keep);
+            let _ = std::process::Command::new("cp")
+                .args(["-r"])
+                .arg(dir.path())
+                .arg(&keep)
+                .status();
+            println!("{}", terminal_table(&summary));
+        }
+        for rel in [
+            "summary.json",
+            "quick_view.html",
+            "report/detailed_report.json",
+            "report/summary.csv",
+            "report/cases.csv",
+            "prompt1/question_1.py",
+            "prompt3/question_3.py",
+        ] {
+            assert!(dir.path().join(rel).is_file(), "{rel} missing");
+        }
+        assert_eq!(written.case_files.len(), 9);
+        assert_eq!(written.summary_json, dir.path().join("summary.json"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("report"))
+            .expect("report dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temp files left behind");
+    }
+}

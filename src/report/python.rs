@@ -70,6 +70,9 @@ pub(crate) fn render(case: &CaseRecord) -> String {
     };
     push_block(&mut out, "LLM 原始回應:", &reply);
     push_block(&mut out, "執行結果:", &execution_lines(case));
+    let end = out.trim_end_matches('\n').len();
+    out.truncate(end);
+    out.push('\n');
     out
 }
 
@@ -232,8 +235,9 @@ fn labelled(label: &str, value: &str) -> String {
     text
 }
 
+/// Trailing line ends are dropped: they would only add empty `# ` lines.
 fn comment_lines(text: &str) -> Vec<String> {
-    split_lines(text)
+    split_lines(text.trim_end_matches(['\n', '\r']))
         .into_iter()
         .map(|l| format!("# {l}"))
         .collect()
