@@ -1,12 +1,47 @@
 //! Journal records -> the files of a run folder and the terminal table.
-//! (interface placeholder; the implementation lands with the report work)
+//!
+//! Layout written by [`write_all`] (spec §8.1), beside the existing
+//! `journal.jsonl`, which is never touched:
+//!
+//! ```text
+//! <run_dir>/summary.json                 spec §8.3 fields + run facts
+//! <run_dir>/quick_view.html              self-contained, escaped, CSP-locked
+//! <run_dir>/<prompt>/question_N.py       round 1 (and single-round runs)
+//! <run_dir>/<prompt>/question_N_round_R.py   rounds R > 1
+//! <run_dir>/report/detailed_report.json  run info + every record
+//! <run_dir>/report/summary.csv           one row per prompt
+//! <run_dir>/report/cases.csv             one row per case
+//! ```
+//!
+//! Decisions a reader of the files needs to know:
+//! - Rounds: round 1 keeps the spec's `question_N.py` so single-round runs
+//!   look exactly like spec §8.1; later rounds sit beside it as
+//!   `question_N_round_R.py`, which sorts next to its round-1 sibling.
+//! - A prompt with no records (filtered out, or never reached before an
+//!   interruption) is omitted from every output: a 0/0 line would read as
+//!   0 % accuracy and could win or lose a gate it never took part in.
+//!   `complete: false` (INCOMPLETE) says the run stopped early.
+//! - Records of a prompt missing from `RunInfo::prompts` are kept, after the
+//!   suite's prompts, in first-seen order: no result is silently dropped.
+//! - Two records with the same [`CaseId`](crate::case::CaseId) count once (the
+//!   later one wins), so a resumed journal cannot inflate totals.
+//! - A prompt's folder is its name when that is a safe single path component;
+//!   otherwise (or when it would collide with `report/`) a sanitised name.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+mod aggregate;
+mod files;
+mod html;
+mod python;
+mod table;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::CaseRecord;
+use crate::case::{CaseId, CaseRecord};
+
+pub use table::terminal_table;
 
 /// Facts about the run that are not in any single case record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,22 +73,55 @@ pub struct RunInfo {
 /// Where the report files were written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
-    pub summary_json: std::path::PathBuf,
-    pub quick_view: std::path::PathBuf,
+    pub summary_json: PathBuf,
+    pub quick_view: PathBuf,
+    pub detailed_report: PathBuf,
+    pub summary_csv: PathBuf,
+    pub cases_csv: PathBuf,
+    /// Every `<prompt>/question_N[_round_R].py`, in report order.
+    pub case_files: Vec<PathBuf>,
 }
 
 /// Writes summary.json, report/detailed_report.json, report/summary.csv,
-/// `<prompt>/question_N.py` and quick_view.html into `run_dir`.
+/// report/cases.csv, `<prompt>/question_N.py` and quick_view.html into
+/// `run_dir`, which must exist.
 pub fn write_all(
     run_dir: &Path,
     info: &RunInfo,
     records: &[CaseRecord],
 ) -> std::io::Result<(Summary, Written)> {
-    let _ = (run_dir, info, records);
-    unimplemented!()
+    let groups = group_records(info, records);
+    let summary = aggregate::summarize(info, &groups);
+    let report_dir = run_dir.join("report");
+    std::fs::create_dir_all(&report_dir)?;
+
+    let summary_json = run_dir.join("summary.json");
+    files::write_json(&summary_json, &summary)?;
+    let detailed_report = report_dir.join("detailed_report.json");
+    files::write_detailed_report(&detailed_report, info, &groups)?;
+    let summary_csv = report_dir.join("summary.csv");
+    files::write_summary_csv(&summary_csv, &summary)?;
+    let cases_csv = report_dir.join("cases.csv");
+    files::write_cases_csv(&cases_csv, &groups)?;
+    let case_files = python::write_case_files(run_dir, &groups)?;
+    let quick_view = run_dir.join("quick_view.html");
+    let page = html::render(info, &summary, &groups).map_err(std::io::Error::other)?;
+    files::write_atomically(&quick_view, page.as_bytes())?;
+
+    let written = Written {
+        summary_json,
+        quick_view,
+        detailed_report,
+        summary_csv,
+        cases_csv,
+        case_files,
+    };
+    Ok((summary, written))
 }
 
-/// summary.json (spec §8.3 plus extra fields).
+/// summary.json (spec §8.3 plus extra fields). The spec's fields come first
+/// and keep their names; the rest describe the run so a summary can be read
+/// on its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub test_id: String,
@@ -61,8 +129,21 @@ pub struct Summary {
     pub total_execution_time: f64,
     pub prompt_count: usize,
     pub best_prompt: Option<BestPrompt>,
-    /// In suite order.
+    /// In suite order; prompts without records are omitted.
     pub prompt_results: indexmap::IndexMap<String, PromptResult>,
+    pub model: String,
+    pub backend: String,
+    pub endpoint: String,
+    pub suite: String,
+    pub rounds: u32,
+    /// False: the run was interrupted and every view says INCOMPLETE.
+    pub complete: bool,
+    pub planned_cases: usize,
+    pub finished_cases: usize,
+    pub isolation: serde_json::Value,
+    /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
+    /// -> count; every class is listed so the schema does not vary.
+    pub api_failures: BTreeMap<String, usize>,
 }
 
 /// One prompt's line of summary.json. Accuracy is in percent, one decimal.
@@ -74,6 +155,25 @@ pub struct PromptResult {
     pub avg_execution_time: f64,
     /// Verdict name -> count, failures only (spec §8.3).
     pub error_breakdown: BTreeMap<String, usize>,
+    /// Spread of the per-round accuracies, when the prompt ran several rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// `accuracy >= threshold`, on the rounded accuracy shown to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_passed: Option<bool>,
+}
+
+/// Per-round accuracies of one prompt, in percent with one decimal; the
+/// standard deviation is the population one (every round ran, none sampled).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundStats {
+    pub count: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub stddev: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,8 +182,102 @@ pub struct BestPrompt {
     pub accuracy: f64,
 }
 
-/// The spec §9 comparison table with the best prompt line.
-pub fn terminal_table(summary: &Summary) -> String {
-    let _ = summary;
-    unimplemented!()
+/// One prompt's records in report order, shared by every output so they
+/// cannot disagree on what belongs to a prompt.
+pub(crate) struct PromptGroup<'a> {
+    pub name: &'a str,
+    pub template: &'a str,
+    /// Folder under the run dir for this prompt's `.py` files.
+    pub dir: String,
+    /// Ordered by round, then question.
+    pub cases: Vec<&'a CaseRecord>,
+}
+
+fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<PromptGroup<'a>> {
+    let mut latest: HashMap<&CaseId, &CaseRecord> = HashMap::new();
+    for record in records {
+        latest.insert(&record.case, record);
+    }
+    let mut order: Vec<(&str, &str)> = info
+        .prompts
+        .iter()
+        .map(|(name, template)| (name.as_str(), template.as_str()))
+        .collect();
+    for record in records {
+        if !order.iter().any(|(name, _)| *name == record.case.prompt) {
+            order.push((&record.case.prompt, &record.template));
+        }
+    }
+    let mut used_dirs = Vec::new();
+    let mut groups = Vec::new();
+    for (name, template) in order {
+        let mut cases: Vec<&CaseRecord> = latest
+            .values()
+            .copied()
+            .filter(|r| r.case.prompt == name)
+            .collect();
+        if cases.is_empty() {
+            continue;
+        }
+        cases.sort_by(|a, b| {
+            (a.case.round, a.case.question, &a.case.question_id).cmp(&(
+                b.case.round,
+                b.case.question,
+                &b.case.question_id,
+            ))
+        });
+        let dir = files::prompt_dir_name(name, &used_dirs);
+        used_dirs.push(dir.clone());
+        groups.push(PromptGroup {
+            name,
+            template,
+            dir,
+            cases,
+        });
+    }
+    groups
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{info, three_by_three};
+    use super::*;
+
+    #[test]
+    fn write_all_writes_the_spec_layout_beside_the_journal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (summary, written) =
+            write_all(dir.path(), &info(1), &three_by_three()).expect("written");
+        if let Ok(keep) = std::env::var("PROMPTEVAL_KEEP_REPORT") {
+            let _ = std::fs::remove_dir_all(&keep);
+            let _ = std::process::Command::new("cp")
+                .args(["-r"])
+                .arg(dir.path())
+                .arg(&keep)
+                .status();
+            println!("{}", terminal_table(&summary));
+        }
+        for rel in [
+            "summary.json",
+            "quick_view.html",
+            "report/detailed_report.json",
+            "report/summary.csv",
+            "report/cases.csv",
+            "prompt1/question_1.py",
+            "prompt3/question_3.py",
+        ] {
+            assert!(dir.path().join(rel).is_file(), "{rel} missing");
+        }
+        assert_eq!(written.case_files.len(), 9);
+        assert_eq!(written.summary_json, dir.path().join("summary.json"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("report"))
+            .expect("report dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temp files left behind");
+    }
 }

@@ -1,0 +1,273 @@
+//! Grouped records -> [`Summary`]: the numbers every other view shows.
+
+use std::collections::BTreeMap;
+
+use crate::case::{ApiFailure, CaseRecord, Verdict};
+
+use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
+
+pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
+    let prompt_results: indexmap::IndexMap<String, PromptResult> = groups
+        .iter()
+        .map(|g| (g.name.to_string(), prompt_result(info, &g.cases, g.name)))
+        .collect();
+    let finished_cases = groups.iter().map(|g| g.cases.len()).sum();
+    Summary {
+        test_id: info.test_id.clone(),
+        timestamp: info.timestamp.clone(),
+        total_execution_time: round_to(info.total_execution_time, 2),
+        prompt_count: prompt_results.len(),
+        best_prompt: best_prompt(&prompt_results),
+        prompt_results,
+        model: info.model.clone(),
+        backend: info.backend.clone(),
+        endpoint: info.endpoint.clone(),
+        suite: info.suite.clone(),
+        rounds: info.rounds,
+        complete: info.complete,
+        planned_cases: info.planned_cases,
+        finished_cases,
+        isolation: info.isolation.clone(),
+        api_failures: api_failures(groups),
+    }
+}
+
+/// Percent with one decimal, the unit of summary.json and of thresholds.
+pub(crate) fn percent(correct: usize, total: usize) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    round_to(correct as f64 * 100.0 / total as f64, 1)
+}
+
+pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+fn prompt_result(info: &RunInfo, cases: &[&CaseRecord], name: &str) -> PromptResult {
+    let total = cases.len();
+    let correct = cases.iter().filter(|c| c.passed()).count();
+    let accuracy = percent(correct, total);
+    let exec_sum: f64 = cases.iter().map(|c| c.exec_secs).sum();
+    let avg_execution_time = if total == 0 {
+        0.0
+    } else {
+        round_to(exec_sum / total as f64, 2)
+    };
+    let threshold = info.thresholds.get(name).copied();
+    PromptResult {
+        accuracy,
+        correct_answers: correct,
+        total_questions: total,
+        avg_execution_time,
+        error_breakdown: error_breakdown(cases),
+        rounds: round_stats(cases),
+        threshold,
+        gate_passed: threshold.map(|t| accuracy >= t),
+    }
+}
+
+fn error_breakdown(cases: &[&CaseRecord]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for case in cases.iter().filter(|c| !c.passed()) {
+        *counts.entry(case.verdict.as_str().to_string()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Per-round accuracy spread; `None` for a single round, where a spread of
+/// one value would only look like stability that was never measured.
+fn round_stats(cases: &[&CaseRecord]) -> Option<RoundStats> {
+    let mut per_round: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for case in cases {
+        let entry = per_round.entry(case.case.round).or_insert((0, 0));
+        entry.1 += 1;
+        if case.passed() {
+            entry.0 += 1;
+        }
+    }
+    if per_round.len() < 2 {
+        return None;
+    }
+    // Unrounded values: rounding each round first would bias mean and stddev.
+    let accuracies: Vec<f64> = per_round
+        .values()
+        .map(|&(correct, total)| correct as f64 * 100.0 / total as f64)
+        .collect();
+    let n = accuracies.len() as f64;
+    let mean = accuracies.iter().sum::<f64>() / n;
+    let variance = accuracies.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / n;
+    let min = accuracies.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = accuracies.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(RoundStats {
+        count: accuracies.len(),
+        mean: round_to(mean, 1),
+        min: round_to(min, 1),
+        max: round_to(max, 1),
+        stddev: round_to(variance.sqrt(), 1),
+    })
+}
+
+/// Highest shown accuracy; a tie goes to the earliest prompt in suite order,
+/// judged on the rounded value so the winner agrees with what readers see.
+fn best_prompt(results: &indexmap::IndexMap<String, PromptResult>) -> Option<BestPrompt> {
+    let mut best: Option<(&String, &PromptResult)> = None;
+    for (name, result) in results.iter().filter(|(_, r)| r.total_questions > 0) {
+        if best.is_none_or(|(_, b)| result.accuracy > b.accuracy) {
+            best = Some((name, result));
+        }
+    }
+    best.map(|(name, result)| BestPrompt {
+        name: name.clone(),
+        accuracy: result.accuracy,
+    })
+}
+
+fn api_failures(groups: &[PromptGroup]) -> BTreeMap<String, usize> {
+    let mut counts: BTreeMap<String, usize> = [
+        ApiFailure::ApiError,
+        ApiFailure::Timeout,
+        ApiFailure::ConnectionFailed,
+    ]
+    .iter()
+    .map(|f| (f.as_str().to_string(), 0))
+    .collect();
+    let failures = groups
+        .iter()
+        .flat_map(|g| g.cases.iter())
+        .filter_map(|c| c.api_failure);
+    for failure in failures {
+        *counts.entry(failure.as_str().to_string()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The failure verdicts, in the order columns show them.
+pub(crate) fn failure_verdicts() -> impl Iterator<Item = Verdict> {
+    Verdict::ALL.into_iter().filter(|v| !v.passed())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{info, record, three_by_three};
+    use super::super::group_records;
+    use super::*;
+    use crate::case::Verdict::*;
+
+    fn summary_of(info: &RunInfo, records: &[CaseRecord]) -> Summary {
+        summarize(info, &group_records(info, records))
+    }
+
+    #[test]
+    fn accuracy_is_percent_with_one_decimal_and_best_prompt_wins() {
+        let summary = summary_of(&info(1), &three_by_three());
+        let p1 = &summary.prompt_results["prompt1"];
+        assert_eq!(p1.accuracy, 66.7);
+        assert_eq!((p1.correct_answers, p1.total_questions), (2, 3));
+        assert_eq!(p1.avg_execution_time, 0.03);
+        assert_eq!(
+            p1.error_breakdown,
+            BTreeMap::from([("wrong_answer".to_string(), 1)])
+        );
+        let p3 = &summary.prompt_results["prompt3"];
+        assert_eq!(p3.accuracy, 33.3);
+        assert_eq!(
+            p3.error_breakdown,
+            BTreeMap::from([
+                ("api_error".to_string(), 1),
+                ("syntax_error".to_string(), 1)
+            ])
+        );
+        assert_eq!(
+            summary.best_prompt,
+            Some(BestPrompt {
+                name: "prompt2".into(),
+                accuracy: 100.0
+            })
+        );
+        assert_eq!(summary.prompt_count, 3);
+        assert_eq!(summary.finished_cases, 9);
+        assert_eq!(summary.api_failures["timeout"], 1);
+        assert_eq!(summary.api_failures["connection_failed"], 0);
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_earliest_prompt_in_suite_order() {
+        let mut info = info(1);
+        info.prompts.reverse();
+        let records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 2, 1, WrongAnswer),
+            record("prompt3", 1, 1, Correct),
+            record("prompt3", 2, 1, Timeout),
+        ];
+        let summary = summary_of(&info, &records);
+        let names: Vec<&str> = summary.prompt_results.keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["prompt3", "prompt1"]);
+        assert_eq!(summary.best_prompt.map(|b| b.name), Some("prompt3".into()));
+    }
+
+    #[test]
+    fn prompts_without_records_are_omitted_and_no_cases_means_no_best() {
+        let summary = summary_of(&info(1), &[]);
+        assert!(summary.prompt_results.is_empty());
+        assert_eq!(summary.prompt_count, 0);
+        assert_eq!(summary.best_prompt, None);
+        let json = serde_json::to_value(&summary).expect("summary serialises");
+        assert!(json["best_prompt"].is_null());
+    }
+
+    #[test]
+    fn two_rounds_give_population_stats_of_per_round_accuracy() {
+        let info = info(2);
+        let mut records = Vec::new();
+        for (round, verdicts) in [(1, [Correct, Correct, WrongAnswer]), (2, [Correct; 3])] {
+            for (q, verdict) in verdicts.into_iter().enumerate() {
+                records.push(record("prompt1", q + 1, round, verdict));
+            }
+        }
+        let summary = summary_of(&info, &records);
+        let p1 = &summary.prompt_results["prompt1"];
+        assert_eq!(p1.accuracy, 83.3);
+        assert_eq!(
+            p1.rounds,
+            Some(RoundStats {
+                count: 2,
+                mean: 83.3,
+                min: 66.7,
+                max: 100.0,
+                stddev: 16.7,
+            })
+        );
+    }
+
+    #[test]
+    fn thresholds_add_gate_results_on_the_rounded_accuracy() {
+        let mut info = info(1);
+        info.thresholds.insert("prompt1".into(), 66.7);
+        info.thresholds.insert("prompt3".into(), 50.0);
+        let summary = summary_of(&info, &three_by_three());
+        assert_eq!(summary.prompt_results["prompt1"].gate_passed, Some(true));
+        assert_eq!(summary.prompt_results["prompt3"].gate_passed, Some(false));
+        assert_eq!(summary.prompt_results["prompt2"].threshold, None);
+        let json = serde_json::to_value(&summary).expect("summary serialises");
+        assert!(
+            json["prompt_results"]["prompt2"]
+                .get("gate_passed")
+                .is_none()
+        );
+        assert_eq!(json["prompt_results"]["prompt3"]["threshold"], 50.0);
+    }
+
+    #[test]
+    fn a_repeated_case_counts_once() {
+        let mut records = three_by_three();
+        let mut retry = record("prompt1", 3, 1, Correct);
+        retry.finished_at = "later".into();
+        records.push(retry);
+        let summary = summary_of(&info(1), &records);
+        assert_eq!(summary.prompt_results["prompt1"].correct_answers, 3);
+        assert_eq!(summary.prompt_results["prompt1"].total_questions, 3);
+    }
+}

@@ -1,0 +1,436 @@
+//! The machine-readable files: summary.json, report/detailed_report.json,
+//! report/summary.csv and report/cases.csv.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::case::CaseRecord;
+
+use super::aggregate::failure_verdicts;
+use super::{PromptGroup, RunInfo, Summary};
+
+/// Writes through a temp file and a rename, so a reader (a CI step, a
+/// dashboard polling the folder) never sees half a file.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(".tmp");
+    let tmp = path.with_file_name(tmp_name);
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)
+}
+
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    write_atomically(path, &bytes)
+}
+
+#[derive(Serialize)]
+struct DetailedReport<'a> {
+    run: &'a RunInfo,
+    finished_cases: usize,
+    prompts: Vec<DetailedPrompt<'a>>,
+}
+
+#[derive(Serialize)]
+struct DetailedPrompt<'a> {
+    name: &'a str,
+    template: &'a str,
+    /// Folder of this prompt's `.py` files, relative to the run dir.
+    folder: &'a str,
+    cases: &'a [&'a CaseRecord],
+}
+
+pub(crate) fn write_detailed_report(
+    path: &Path,
+    info: &RunInfo,
+    groups: &[PromptGroup],
+) -> std::io::Result<()> {
+    let prompts = groups
+        .iter()
+        .map(|g| DetailedPrompt {
+            name: g.name,
+            template: g.template,
+            folder: &g.dir,
+            cases: &g.cases,
+        })
+        .collect();
+    let report = DetailedReport {
+        run: info,
+        finished_cases: groups.iter().map(|g| g.cases.len()).sum(),
+        prompts,
+    };
+    write_json(path, &report)
+}
+
+fn has_rounds(summary: &Summary) -> bool {
+    summary.prompt_results.values().any(|r| r.rounds.is_some())
+}
+
+pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let rounds = has_rounds(summary);
+    let mut header: Vec<String> = [
+        "prompt",
+        "accuracy",
+        "correct",
+        "total",
+        "avg_execution_time",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(failure_verdicts().map(|v| v.as_str().to_string()));
+    if rounds {
+        header.extend(
+            [
+                "rounds",
+                "round_mean",
+                "round_min",
+                "round_max",
+                "round_stddev",
+            ]
+            .map(String::from),
+        );
+    }
+    out.write_record(&header)?;
+    for (name, result) in &summary.prompt_results {
+        let mut row = vec![
+            spreadsheet_safe(name),
+            format!("{:.1}", result.accuracy),
+            result.correct_answers.to_string(),
+            result.total_questions.to_string(),
+            format!("{:.2}", result.avg_execution_time),
+        ];
+        row.extend(failure_verdicts().map(|v| {
+            let count = result.error_breakdown.get(v.as_str()).copied().unwrap_or(0);
+            count.to_string()
+        }));
+        if rounds {
+            row.extend(match &result.rounds {
+                Some(s) => vec![
+                    s.count.to_string(),
+                    format!("{:.1}", s.mean),
+                    format!("{:.1}", s.min),
+                    format!("{:.1}", s.max),
+                    format!("{:.1}", s.stddev),
+                ],
+                None => vec![String::new(); 5],
+            });
+        }
+        out.write_record(&row)?;
+    }
+    finish_csv(path, out)
+}
+
+pub(crate) fn write_cases_csv(path: &Path, groups: &[PromptGroup]) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record([
+        "prompt",
+        "question",
+        "question_id",
+        "round",
+        "verdict",
+        "expected",
+        "actual",
+        "exec_secs",
+        "llm_secs",
+    ])?;
+    for case in groups.iter().flat_map(|g| g.cases.iter()) {
+        out.write_record([
+            spreadsheet_safe(&case.case.prompt),
+            case.case.question.to_string(),
+            spreadsheet_safe(&case.case.question_id),
+            case.case.round.to_string(),
+            case.verdict.as_str().to_string(),
+            spreadsheet_safe(&case.expected),
+            spreadsheet_safe(&case.actual),
+            format!("{:.3}", case.exec_secs),
+            format!("{:.3}", case.llm_secs),
+        ])?;
+    }
+    finish_csv(path, out)
+}
+
+fn finish_csv(path: &Path, out: csv::Writer<Vec<u8>>) -> std::io::Result<()> {
+    let bytes = out.into_inner().map_err(|e| e.into_error())?;
+    write_atomically(path, &bytes)
+}
+
+/// Model output opened in a spreadsheet must not run as a formula
+/// (`=HYPERLINK(...)`, `@SUM(...)`): such cells get a leading `'`, the
+/// OWASP-recommended guard. Plain numbers like `-1` are left alone because
+/// they are answers, not formulas; detailed_report.json keeps raw values.
+pub(crate) fn spreadsheet_safe(value: &str) -> String {
+    let risky = value.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && value.trim().parse::<f64>().is_err() {
+        format!("'{value}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// A folder name for a prompt: the name itself when it is one safe path
+/// component, otherwise a sanitised form; never `report` (the report
+/// folder) and never one already used by another prompt.
+pub(crate) fn prompt_dir_name(name: &str, used: &[String]) -> String {
+    let mut dir: String = name
+        .chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    dir = truncate_bytes(dir.trim(), 100).to_string();
+    let reserved = ["", ".", "..", "report"];
+    if reserved.contains(&dir.to_lowercase().as_str()) || dir.starts_with('.') {
+        dir = format!("prompt_{dir}");
+    }
+    let base = dir.clone();
+    let mut n = 2;
+    while used.iter().any(|u| u.eq_ignore_ascii_case(&dir)) {
+        dir = format!("{base}_{n}");
+        n += 1;
+    }
+    dir
+}
+
+fn truncate_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{info, record, three_by_three};
+    use super::super::write_all;
+    use super::*;
+    use crate::case::Verdict::*;
+
+    fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+        let mut reader = csv::Reader::from_path(path).expect("csv opens");
+        let header = reader
+            .headers()
+            .expect("header")
+            .iter()
+            .map(String::from)
+            .collect();
+        let rows = reader
+            .records()
+            .map(|r| r.expect("row").iter().map(String::from).collect())
+            .collect();
+        (header, rows)
+    }
+
+    #[test]
+    fn summary_json_has_the_spec_fields_and_values() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("journal.jsonl"), "{}\n").expect("journal");
+        let (_, written) = write_all(dir.path(), &info(1), &three_by_three()).expect("written");
+        let text = std::fs::read_to_string(&written.summary_json).expect("summary.json");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("valid json");
+        let spec_keys = [
+            "test_id",
+            "timestamp",
+            "total_execution_time",
+            "prompt_count",
+            "best_prompt",
+            "prompt_results",
+        ];
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(&keys[..6], spec_keys);
+        assert_eq!(json["test_id"], "test_20250814_012345");
+        assert_eq!(json["total_execution_time"], 45.67);
+        assert_eq!(
+            json["best_prompt"],
+            serde_json::json!({"name": "prompt2", "accuracy": 100.0})
+        );
+        assert_eq!(
+            json["prompt_results"]["prompt1"],
+            serde_json::json!({
+                "accuracy": 66.7,
+                "correct_answers": 2,
+                "total_questions": 3,
+                "avg_execution_time": 0.03,
+                "error_breakdown": {"wrong_answer": 1}
+            })
+        );
+        assert_eq!(json["complete"], true);
+        assert_eq!(json["isolation"]["network"], "none (user+net namespace)");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("journal.jsonl")).expect("journal"),
+            "{}\n",
+            "the journal is left alone"
+        );
+    }
+
+    #[test]
+    fn detailed_report_groups_by_prompt_and_orders_by_round_then_question() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let records = vec![
+            record("prompt2", 2, 2, Correct),
+            record("prompt2", 1, 2, Correct),
+            record("prompt2", 2, 1, WrongAnswer),
+            record("prompt1", 1, 1, Correct),
+        ];
+        let (_, written) = write_all(dir.path(), &info(2), &records).expect("written");
+        let text = std::fs::read_to_string(&written.detailed_report).expect("report");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("valid json");
+        assert_eq!(json["run"]["model"], "gpt-oss:20b");
+        let prompts = json["prompts"].as_array().expect("prompts");
+        let names: Vec<&str> = prompts.iter().filter_map(|p| p["name"].as_str()).collect();
+        assert_eq!(names, ["prompt1", "prompt2"]);
+        let order: Vec<(u64, u64)> = prompts[1]["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    c["case"]["round"].as_u64()?,
+                    c["case"]["question"].as_u64()?,
+                ))
+            })
+            .collect();
+        assert_eq!(order, [(1, 2), (2, 1), (2, 2)]);
+        assert_eq!(prompts[1]["cases"][0]["verdict"], "wrong_answer");
+        assert!(prompts[1]["cases"][0]["execution"]["stdout"].is_string());
+    }
+
+    #[test]
+    fn summary_csv_has_one_row_per_prompt_with_verdict_counts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (_, written) = write_all(dir.path(), &info(1), &three_by_three()).expect("written");
+        let (header, rows) = read_csv(&written.summary_csv);
+        assert_eq!(
+            header,
+            [
+                "prompt",
+                "accuracy",
+                "correct",
+                "total",
+                "avg_execution_time",
+                "wrong_answer",
+                "syntax_error",
+                "runtime_error",
+                "timeout",
+                "api_error"
+            ]
+        );
+        assert_eq!(rows.len(), 3);
+        assert_eq!(
+            rows[0],
+            ["prompt1", "66.7", "2", "3", "0.03", "1", "0", "0", "0", "0"]
+        );
+        assert_eq!(
+            rows[2],
+            ["prompt3", "33.3", "1", "3", "0.02", "0", "1", "0", "0", "1"]
+        );
+    }
+
+    #[test]
+    fn summary_csv_adds_round_columns_for_several_rounds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 2, 1, WrongAnswer),
+            record("prompt1", 1, 2, Correct),
+            record("prompt1", 2, 2, Correct),
+        ];
+        let (_, written) = write_all(dir.path(), &info(2), &records).expect("written");
+        let (header, rows) = read_csv(&written.summary_csv);
+        assert_eq!(
+            &header[10..],
+            [
+                "rounds",
+                "round_mean",
+                "round_min",
+                "round_max",
+                "round_stddev"
+            ]
+        );
+        assert_eq!(&rows[0][..4], ["prompt1", "75.0", "3", "4"]);
+        assert_eq!(&rows[0][10..], ["2", "75.0", "50.0", "100.0", "25.0"]);
+    }
+
+    #[test]
+    fn cases_csv_round_trips_multiline_values_and_defuses_formulas() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut records = three_by_three();
+        records[2].actual = "=HYPERLINK(\"http://x\")\nsecond, line".into();
+        let (_, written) = write_all(dir.path(), &info(1), &records).expect("written");
+        let (header, rows) = read_csv(&written.cases_csv);
+        assert_eq!(
+            header,
+            [
+                "prompt",
+                "question",
+                "question_id",
+                "round",
+                "verdict",
+                "expected",
+                "actual",
+                "exec_secs",
+                "llm_secs"
+            ]
+        );
+        assert_eq!(rows.len(), 9);
+        assert_eq!(
+            rows[1],
+            [
+                "prompt1",
+                "2",
+                "q2_indent",
+                "1",
+                "correct",
+                "Hello, World!\nWelcome to Python!",
+                "Hello, World!\nWelcome to Python!",
+                "0.030",
+                "1.500"
+            ]
+        );
+        assert_eq!(rows[2][4], "wrong_answer");
+        assert_eq!(rows[2][6], "'=HYPERLINK(\"http://x\")\nsecond, line");
+        assert_eq!(rows[8][4], "api_error");
+    }
+
+    #[test]
+    fn spreadsheet_guard_keeps_numbers() {
+        assert_eq!(spreadsheet_safe("-1"), "-1");
+        assert_eq!(spreadsheet_safe("+3.5"), "+3.5");
+        assert_eq!(
+            spreadsheet_safe("-1+cmd|' /C calc'!A0"),
+            "'-1+cmd|' /C calc'!A0"
+        );
+        assert_eq!(spreadsheet_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(spreadsheet_safe("[0, 1]"), "[0, 1]");
+    }
+
+    #[test]
+    fn prompt_folders_are_single_safe_components() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(prompt_dir_name("prompt1", &none), "prompt1");
+        assert_eq!(prompt_dir_name("詳細提示", &none), "詳細提示");
+        assert_eq!(prompt_dir_name("../../etc", &none), "prompt_.._.._etc");
+        assert_eq!(prompt_dir_name("report", &none), "prompt_report");
+        assert_eq!(prompt_dir_name("..", &none), "prompt_..");
+        assert_eq!(prompt_dir_name("a/b", &["a_b".to_string()]), "a_b_2");
+    }
+}

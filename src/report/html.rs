@@ -1,0 +1,272 @@
+//! quick_view.html (spec §8.4): one self-contained page, no scripts.
+//!
+//! Everything shown comes from the model or the suite, so it goes through
+//! minijinja with HTML auto-escaping (the template name ends in `.html`);
+//! the Rust side never builds markup. A Content-Security-Policy that allows
+//! no script at all backs that up should an escape ever be missed.
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use crate::case::CaseRecord;
+
+use super::aggregate::failure_verdicts;
+use super::python::case_file_name;
+use super::{PromptGroup, RunInfo, Summary};
+
+const TEMPLATE_NAME: &str = "quick_view.html";
+const TEMPLATE: &str = include_str!("quick_view.html");
+
+#[derive(Serialize)]
+struct Page<'a> {
+    test_id: &'a str,
+    timestamp: &'a str,
+    total_execution_time: f64,
+    suite: &'a str,
+    model: &'a str,
+    backend: &'a str,
+    endpoint: &'a str,
+    complete: bool,
+    finished_cases: usize,
+    planned_cases: usize,
+    isolation: Vec<(String, String)>,
+    verdict_names: Vec<&'static str>,
+    multi_round: bool,
+    best: Option<String>,
+    rows: Vec<Row>,
+    prompts: Vec<PromptView<'a>>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    accuracy: String,
+    correct_total: String,
+    avg_time: String,
+    verdict_counts: Vec<usize>,
+    rounds: Option<String>,
+    gate: Option<String>,
+    gate_failed: bool,
+}
+
+#[derive(Serialize)]
+struct PromptView<'a> {
+    name: &'a str,
+    template: &'a str,
+    folder: &'a str,
+    summary_line: String,
+    cases: Vec<CaseView<'a>>,
+}
+
+#[derive(Serialize)]
+struct CaseView<'a> {
+    passed: bool,
+    verdict: &'static str,
+    question_no: usize,
+    round: u32,
+    file: String,
+    question: &'a str,
+    expected: &'a str,
+    actual: &'a str,
+    code: Option<&'a str>,
+    system_prompt: Option<&'a str>,
+    prompt: &'a str,
+    reply: Option<&'a str>,
+    stderr: Option<&'a str>,
+    detail: Option<&'a str>,
+    api_failure: Option<&'static str>,
+    exec_secs: String,
+    llm_secs: String,
+}
+
+pub(crate) fn render(
+    info: &RunInfo,
+    summary: &Summary,
+    groups: &[PromptGroup],
+) -> Result<String, minijinja::Error> {
+    let mut env = Environment::new();
+    env.add_template(TEMPLATE_NAME, TEMPLATE)?;
+    let page = page(info, summary, groups);
+    env.get_template(TEMPLATE_NAME)?.render(&page)
+}
+
+fn page<'a>(info: &'a RunInfo, summary: &Summary, groups: &'a [PromptGroup]) -> Page<'a> {
+    Page {
+        test_id: &info.test_id,
+        timestamp: &info.timestamp,
+        total_execution_time: summary.total_execution_time,
+        suite: &info.suite,
+        model: &info.model,
+        backend: &info.backend,
+        endpoint: &info.endpoint,
+        complete: info.complete,
+        finished_cases: summary.finished_cases,
+        planned_cases: info.planned_cases,
+        isolation: isolation_pairs(&info.isolation),
+        verdict_names: failure_verdicts().map(|v| v.as_str()).collect(),
+        multi_round: summary.prompt_results.values().any(|r| r.rounds.is_some()),
+        best: summary
+            .best_prompt
+            .as_ref()
+            .map(|b| format!("{} ({:.1}%)", b.name, b.accuracy)),
+        rows: rows(summary),
+        prompts: groups.iter().map(|g| prompt_view(g, summary)).collect(),
+    }
+}
+
+fn rows(summary: &Summary) -> Vec<Row> {
+    summary
+        .prompt_results
+        .iter()
+        .map(|(name, r)| Row {
+            name: name.clone(),
+            accuracy: format!("{:.1}%", r.accuracy),
+            correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
+            avg_time: format!("{:.2}s", r.avg_execution_time),
+            verdict_counts: failure_verdicts()
+                .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
+                .collect(),
+            rounds: r.rounds.as_ref().map(|s| {
+                format!(
+                    "{} rounds: mean {:.1}%, min {:.1}%, max {:.1}%, sd {:.1}",
+                    s.count, s.mean, s.min, s.max, s.stddev
+                )
+            }),
+            gate: r.threshold.map(|t| {
+                let verdict = if r.gate_passed == Some(true) {
+                    "pass"
+                } else {
+                    "FAIL"
+                };
+                format!("{verdict} (≥ {t:.1}%)")
+            }),
+            gate_failed: r.gate_passed == Some(false),
+        })
+        .collect()
+}
+
+fn prompt_view<'a>(group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> {
+    let summary_line = summary
+        .prompt_results
+        .get(group.name)
+        .map(|r| {
+            format!(
+                "{:.1}% ({}/{})",
+                r.accuracy, r.correct_answers, r.total_questions
+            )
+        })
+        .unwrap_or_default();
+    PromptView {
+        name: group.name,
+        template: group.template,
+        folder: &group.dir,
+        summary_line,
+        cases: group.cases.iter().map(|c| case_view(c)).collect(),
+    }
+}
+
+fn case_view(case: &CaseRecord) -> CaseView<'_> {
+    let stderr = case
+        .execution
+        .as_ref()
+        .map(|e| e.stderr.as_str())
+        .filter(|s| !s.trim().is_empty());
+    CaseView {
+        passed: case.passed(),
+        verdict: case.verdict.as_str(),
+        question_no: case.case.question,
+        round: case.case.round,
+        file: case_file_name(case),
+        question: &case.question,
+        expected: &case.expected,
+        actual: &case.actual,
+        code: case.code.as_deref(),
+        system_prompt: case.system_prompt.as_deref(),
+        prompt: &case.prompt,
+        reply: case.reply.as_deref(),
+        stderr,
+        detail: case.detail.as_deref(),
+        api_failure: case.api_failure.map(|f| f.as_str()),
+        exec_secs: format!("{:.2}s", case.exec_secs),
+        llm_secs: format!("{:.2}s", case.llm_secs),
+    }
+}
+
+/// `Isolation` is recorded as JSON; the page lists it as key/value pairs.
+fn isolation_pairs(isolation: &serde_json::Value) -> Vec<(String, String)> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) if items.is_empty() => "none".to_string(),
+        other => other.to_string(),
+    };
+    match isolation {
+        serde_json::Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+        serde_json::Value::Null => Vec::new(),
+        other => vec![("isolation".to_string(), text(other))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{HOSTILE, info, three_by_three};
+    use super::super::write_all;
+
+    fn page_with(records: Vec<crate::case::CaseRecord>, complete: bool) -> String {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut info = info(1);
+        info.complete = complete;
+        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
+        std::fs::read_to_string(written.quick_view).expect("html")
+    }
+
+    #[test]
+    fn hostile_replies_render_as_inert_text() {
+        let mut records = three_by_three();
+        records[0].reply = Some(HOSTILE.into());
+        records[0].code = Some(HOSTILE.into());
+        records[1].actual = "<img src=x onerror=alert(9)>".into();
+        records[2].question = "<a href=\"javascript:alert(4)\">q</a>".into();
+        records[3].case.prompt = "<b>prompt2</b>".into();
+        let html = page_with(records, true);
+        let lower = html.to_lowercase();
+        assert!(!lower.contains("<script"), "no script element at all");
+        assert!(!lower.contains("<img"));
+        assert!(!lower.contains("href=\"javascript:"));
+        assert!(!html.contains("<b>prompt2</b>"));
+        assert!(html.contains("&lt;&#x2f;script&gt;&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"));
+        assert!(html.contains("&lt;img src=x onerror=alert(9)&gt;"));
+        assert!(html.contains("&lt;b&gt;prompt2&lt;&#x2f;b&gt;"));
+    }
+
+    #[test]
+    fn page_is_self_contained_and_locked_down() {
+        let html = page_with(three_by_three(), true);
+        assert!(html.contains(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        ));
+        for external in ["http://", "https://", "src=", "<link"] {
+            let outside_data = html.replace("http:&#x2f;&#x2f;127.0.0.1:11434", "");
+            assert!(!outside_data.contains(external), "found {external}");
+        }
+        assert!(!html.contains("INCOMPLETE"));
+    }
+
+    #[test]
+    fn page_groups_cases_by_prompt_in_suite_order_with_a_summary_table() {
+        let html = page_with(three_by_three(), false);
+        assert!(html.contains("INCOMPLETE"));
+        let p1 = html
+            .find("<details class=\"prompt\" id=\"prompt-1\"")
+            .expect("prompt1 section");
+        let p3 = html
+            .find("<details class=\"prompt\" id=\"prompt-3\"")
+            .expect("prompt3 section");
+        assert!(p1 < p3);
+        assert!(html.contains("<td>66.7%</td>"));
+        assert!(html.contains("<pre><code class=\"language-python\">def two_sum"));
+        assert!(html.contains("❌ wrong_answer"));
+        assert!(html.contains("✅ correct"));
+        assert!(html.contains("landlock: temp dir only"));
+        assert!(html.contains("gpt-oss:20b"));
+    }
+}

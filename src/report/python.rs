@@ -1,0 +1,408 @@
+//! `<prompt>/question_N.py`: one case as a runnable Python file (spec §8.2).
+//!
+//! Everything that is not the extracted code is a comment, and every
+//! commented line starts with `# `: text is split on `\r\n`, `\r` and `\n`
+//! (the line ends Python's tokenizer knows), so a reply cannot end a comment
+//! early. The code itself goes in uncommented only when the case shows that
+//! Python compiled it; otherwise the file would not parse, and it is
+//! commented out with a note.
+
+use std::path::{Path, PathBuf};
+
+use crate::case::{CaseRecord, Verdict};
+
+use super::PromptGroup;
+use super::files::write_atomically;
+
+const RULE: &str = "# ==========================================";
+/// Characters of the question kept in the header line.
+const QUESTION_HEAD_CHARS: usize = 60;
+/// Lines of stderr kept: the end of a traceback says what went wrong.
+const STDERR_TAIL_LINES: usize = 40;
+
+pub(crate) fn write_case_files(
+    run_dir: &Path,
+    groups: &[PromptGroup],
+) -> std::io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for group in groups {
+        let dir = run_dir.join(&group.dir);
+        std::fs::create_dir_all(&dir)?;
+        for case in &group.cases {
+            let path = dir.join(case_file_name(case));
+            write_atomically(&path, render(case).as_bytes())?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// `question_N.py` for round 1, `question_N_round_R.py` after it.
+pub(crate) fn case_file_name(case: &CaseRecord) -> String {
+    if case.case.round <= 1 {
+        format!("question_{}.py", case.case.question)
+    } else {
+        format!(
+            "question_{}_round_{}.py",
+            case.case.question, case.case.round
+        )
+    }
+}
+
+pub(crate) fn render(case: &CaseRecord) -> String {
+    let mut out = String::new();
+    push_header(&mut out, case);
+    out.push('\n');
+    push_code(&mut out, case);
+    push_block(
+        &mut out,
+        "完整 Prompt 模板:",
+        &comment_lines(&case.template),
+    );
+    push_block(
+        &mut out,
+        "發送給 LLM 的完整 Prompt (包含上下文):",
+        &sent_prompt(case),
+    );
+    let reply = match &case.reply {
+        Some(reply) => comment_lines(reply),
+        None => vec!["# (no reply)".to_string()],
+    };
+    push_block(&mut out, "LLM 原始回應:", &reply);
+    push_block(&mut out, "執行結果:", &execution_lines(case));
+    let end = out.trim_end_matches('\n').len();
+    out.truncate(end);
+    out.push('\n');
+    out
+}
+
+fn push_header(out: &mut String, case: &CaseRecord) {
+    let lines = [
+        RULE.to_string(),
+        format!(
+            "# Prompt Name: {}",
+            defuse_coding_cookie(&one_line(&case.case.prompt))
+        ),
+        format!(
+            "# Question {}: {}",
+            case.case.question,
+            abbreviate(&case.question)
+        ),
+        labelled("Expected", &case.expected),
+        labelled("Actual", &case.actual),
+        format!("# Status: {}", status(case.verdict)),
+        format!("# Time: {:.2}s", case.exec_secs),
+        RULE.to_string(),
+    ];
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
+fn status(verdict: Verdict) -> String {
+    if verdict.passed() {
+        "✅ PASSED".to_string()
+    } else {
+        format!("❌ FAILED ({verdict})")
+    }
+}
+
+fn push_code(out: &mut String, case: &CaseRecord) {
+    match &case.code {
+        Some(code) if compiled(case, code) => {
+            let code = code.replace("\r\n", "\n").replace('\r', "\n");
+            out.push_str(code.trim_end_matches('\n'));
+            out.push('\n');
+        }
+        Some(code) => {
+            out.push_str("# (code commented out: Python could not compile it)\n");
+            push_lines(out, &comment_lines(code));
+        }
+        None => {
+            let reason = no_code_reason(case);
+            out.push_str(&format!("# (no code: {})\n", one_line(&reason)));
+        }
+    }
+    out.push('\n');
+}
+
+/// Python compiles a whole file before running any of it, so a run that
+/// got past compilation proves the code parses; anything else (no run, a
+/// syntax error, a NUL byte Python rejects) is treated as not compiling.
+fn compiled(case: &CaseRecord, code: &str) -> bool {
+    let Some(execution) = &case.execution else {
+        return false;
+    };
+    let compile_error = ["SyntaxError", "IndentationError", "TabError"]
+        .iter()
+        .any(|e| execution.stderr.contains(e));
+    case.verdict != Verdict::SyntaxError && !compile_error && !code.contains('\0')
+}
+
+fn no_code_reason(case: &CaseRecord) -> String {
+    match (case.api_failure, &case.detail) {
+        (Some(failure), Some(detail)) => format!("{failure}: {detail}", failure = failure.as_str()),
+        (Some(failure), None) => failure.as_str().to_string(),
+        (None, Some(detail)) => detail.clone(),
+        (None, None) if case.reply.is_some() => "the reply had no code".to_string(),
+        (None, None) => "no reply".to_string(),
+    }
+}
+
+fn sent_prompt(case: &CaseRecord) -> Vec<String> {
+    match &case.system_prompt {
+        Some(system) => {
+            let mut lines = vec!["# [system]".to_string()];
+            lines.extend(comment_lines(system));
+            lines.push("# [user]".to_string());
+            lines.extend(comment_lines(&case.prompt));
+            lines
+        }
+        None => comment_lines(&case.prompt),
+    }
+}
+
+fn execution_lines(case: &CaseRecord) -> Vec<String> {
+    let mut lines = Vec::new();
+    let Some(exec) = &case.execution else {
+        lines.push(labelled("輸出", ""));
+        if let Some(failure) = case.api_failure {
+            lines.push(labelled("API 失敗", failure.as_str()));
+        }
+        if let Some(detail) = &case.detail {
+            lines.push(labelled("說明", detail));
+        }
+        return lines;
+    };
+    lines.push(labelled("輸出", exec.stdout.trim_end_matches(['\n', '\r'])));
+    if exec.stdout_truncated {
+        lines.push("# (輸出已截斷 / stdout truncated)".to_string());
+    }
+    if !exec.stderr.trim().is_empty() {
+        lines.push(labelled(
+            "錯誤",
+            &tail_lines(&exec.stderr, STDERR_TAIL_LINES),
+        ));
+    }
+    if exec.stderr_truncated {
+        lines.push("# (錯誤輸出已截斷 / stderr truncated)".to_string());
+    }
+    if let Some(code) = exec.exit_code.filter(|c| *c != 0) {
+        lines.push(format!("# 結束碼 (exit code): {code}"));
+    }
+    if let Some(signal) = exec.signal {
+        lines.push(format!("# 訊號 (signal): {signal}"));
+    }
+    if exec.timed_out {
+        lines.push(format!(
+            "# 逾時 (timed out) after {:.2}s",
+            exec.duration_secs
+        ));
+    }
+    if let Some(detail) = case.detail.as_ref().filter(|_| !case.passed()) {
+        lines.push(labelled("說明", detail));
+    }
+    lines
+}
+
+fn push_block(out: &mut String, title: &str, body: &[String]) {
+    out.push_str(RULE);
+    out.push_str("\n# ");
+    out.push_str(title);
+    out.push('\n');
+    push_lines(out, body);
+    out.push_str(RULE);
+    out.push_str("\n\n");
+}
+
+fn push_lines(out: &mut String, lines: &[String]) {
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// `# Label: first line`, then `# ` + each further line.
+fn labelled(label: &str, value: &str) -> String {
+    let mut lines = split_lines(value).into_iter();
+    let first = lines.next().unwrap_or_default();
+    let mut text = format!("# {label}: {first}").trim_end().to_string();
+    for line in lines {
+        text.push_str("\n# ");
+        text.push_str(&line);
+    }
+    text
+}
+
+/// Trailing line ends are dropped: they would only add empty `# ` lines.
+fn comment_lines(text: &str) -> Vec<String> {
+    split_lines(text.trim_end_matches(['\n', '\r']))
+        .into_iter()
+        .map(|l| format!("# {l}"))
+        .collect()
+}
+
+/// Splits on every line end Python honours; NUL, which Python refuses
+/// anywhere in a source file, becomes a visible `\x00`.
+fn split_lines(text: &str) -> Vec<String> {
+    text.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\0', "\\x00")
+        .split('\n')
+        .map(String::from)
+        .collect()
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('\0', "\\x00")
+}
+
+fn abbreviate(question: &str) -> String {
+    let flat = one_line(question);
+    if flat.chars().count() <= QUESTION_HEAD_CHARS {
+        return flat;
+    }
+    let head: String = flat.chars().take(QUESTION_HEAD_CHARS).collect();
+    format!("{head}...")
+}
+
+/// Line 2 holds the prompt name; Python reads a `coding: x` there as the
+/// file's encoding (PEP 263) and refuses to run when `x` is unknown.
+fn defuse_coding_cookie(text: &str) -> String {
+    text.replace("coding:", "coding :")
+        .replace("coding=", "coding =")
+}
+
+fn tail_lines(text: &str, keep: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let start = lines.len().saturating_sub(keep);
+    let mut tail = lines[start..].join("\n");
+    if start > 0 {
+        tail = format!("... ({start} earlier lines)\n{tail}");
+    }
+    tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{HOSTILE, info, record, three_by_three};
+    use super::super::write_all;
+    use super::*;
+    use crate::case::Verdict::*;
+
+    /// Parses with the real interpreter, as a user opening the file would.
+    fn assert_python_parses(path: &Path) {
+        let output = std::process::Command::new("python3")
+            .arg("-c")
+            // The text parse is what an editor or linter does; compiling the
+            // bytes also honours PEP 263 cookies and NUL checks, as `python3 f.py` does.
+            .arg(
+                "import ast,sys; ast.parse(open(sys.argv[1], encoding='utf-8').read()); \
+                 compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+            )
+            .arg(path)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            output.status.success(),
+            "{} does not parse:\n{}\n--- file ---\n{}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr),
+            std::fs::read_to_string(path).unwrap_or_default()
+        );
+    }
+
+    #[test]
+    fn header_follows_the_spec_lines() {
+        let text = render(&record("prompt1", 1, 1, Correct));
+        let header: Vec<&str> = text.lines().take(8).collect();
+        assert_eq!(
+            header,
+            [
+                "# ==========================================",
+                "# Prompt Name: prompt1",
+                "# Question 1: 實作Two Sum演算法：給定一個整數陣列nums=[2,7,11,15]和目標值target=9，找出陣列中兩個數字的...",
+                "# Expected: [0, 1]",
+                "# Actual: [0, 1]",
+                "# Status: ✅ PASSED",
+                "# Time: 0.02s",
+                "# ==========================================",
+            ]
+        );
+        assert!(
+            text.contains("\ndef two_sum(nums, target):\n"),
+            "code is uncommented"
+        );
+        assert!(text.contains("# ==========================================\n# 完整 Prompt 模板:\n# 你是專業的程式設計師"));
+        assert!(text.contains("# 發送給 LLM 的完整 Prompt (包含上下文):\n"));
+        assert!(text.contains("# LLM 原始回應:\n# Here is the solution:\n# ```python\n"));
+        assert!(text.contains("# 執行結果:\n# 輸出: [0, 1]\n# =="));
+    }
+
+    #[test]
+    fn failures_name_the_verdict_and_comment_every_line_of_values() {
+        let text = render(&record("prompt1", 2, 1, WrongAnswer));
+        assert!(text.contains("# Expected: Hello, World!\n# Welcome to Python!\n# Actual: None\n"));
+        assert!(text.contains("# Status: ❌ FAILED (wrong_answer)\n"));
+        let api = render(&record("prompt3", 3, 1, ApiError));
+        assert!(api.contains(
+            "\n# (no code: timeout: no answer from http://127.0.0.1:11434 within 30s (3 tries))\n"
+        ));
+        assert!(api.contains("# API 失敗: timeout\n"));
+    }
+
+    #[test]
+    fn later_rounds_get_their_own_file_name() {
+        assert_eq!(case_file_name(&record("p", 3, 1, Correct)), "question_3.py");
+        assert_eq!(
+            case_file_name(&record("p", 3, 2, Correct)),
+            "question_3_round_2.py"
+        );
+    }
+
+    #[test]
+    fn every_file_parses_even_with_hostile_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut records = three_by_three();
+        for (i, rec) in records.iter_mut().enumerate() {
+            rec.reply = Some(HOSTILE.to_string());
+            rec.expected = format!("{HOSTILE}{i}");
+            rec.actual = HOSTILE.to_string();
+            rec.question = HOSTILE.to_string();
+            rec.system_prompt = Some(HOSTILE.to_string());
+            rec.prompt = HOSTILE.to_string();
+            rec.detail = Some(HOSTILE.to_string());
+            if let Some(exec) = rec.execution.as_mut() {
+                exec.stdout = HOSTILE.to_string();
+                exec.stderr.push_str(HOSTILE);
+            }
+        }
+        // Code that does not parse must not leak out of its comments.
+        records[1].code = Some("print('''unterminated\r\"\"\"".into());
+        records[1].verdict = SyntaxError;
+        records[3].verdict = RuntimeError;
+        records[0].code = Some("x = 1\r\nprint(x)\rprint('\"\"\"')".into());
+        records[0].case.prompt = "prompt1".into();
+        let mut info = info(1);
+        info.prompts[0].0 = "prompt1".into();
+        let mut odd = record("coding: zzz", 1, 1, Correct);
+        odd.reply = Some(HOSTILE.into());
+        records.push(odd);
+        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
+        assert_eq!(written.case_files.len(), 10);
+        for path in &written.case_files {
+            assert_python_parses(path);
+            let text = std::fs::read_to_string(path).expect("file");
+            assert!(!text.contains('\r'), "{}", path.display());
+        }
+        let first = std::fs::read_to_string(dir.path().join("prompt1/question_1.py")).expect("q1");
+        assert!(
+            first.contains("\nx = 1\nprint(x)\nprint('\"\"\"')\n"),
+            "compiled code stays code"
+        );
+    }
+}

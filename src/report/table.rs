@@ -1,0 +1,246 @@
+//! The spec §9 comparison table, aligned by display width so CJK headers
+//! and prompt names (two columns per character) line up.
+
+use unicode_width::UnicodeWidthStr;
+
+use super::Summary;
+
+/// The spec §9 table with the best prompt line. Runs with several rounds
+/// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
+/// above the table.
+pub fn terminal_table(summary: &Summary) -> String {
+    let rounds = summary.prompt_results.values().any(|r| r.rounds.is_some());
+    let mut header = vec!["Prompt", "準確率", "正確/總數", "平均執行時間"];
+    if rounds {
+        header.extend(["最低", "最高", "標準差"]);
+    }
+    let rows: Vec<Vec<String>> = summary
+        .prompt_results
+        .iter()
+        .map(|(name, r)| {
+            let mut row = vec![
+                terminal_safe(name),
+                format!("{:.1}%", r.accuracy),
+                format!("{}/{}", r.correct_answers, r.total_questions),
+                format!("{:.2}s", r.avg_execution_time),
+            ];
+            if rounds {
+                row.extend(match &r.rounds {
+                    Some(s) => vec![
+                        format!("{:.1}%", s.min),
+                        format!("{:.1}%", s.max),
+                        format!("{:.1}", s.stddev),
+                    ],
+                    None => vec!["-".to_string(); 3],
+                });
+            }
+            row
+        })
+        .collect();
+    let widths = column_widths(&header, &rows);
+
+    let mut out = String::new();
+    if !summary.complete {
+        out.push_str(&format!(
+            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
+            summary.finished_cases, summary.planned_cases
+        ));
+    }
+    out.push_str(&rule(&widths, '-'));
+    out.push_str(&row_line(&header, &widths));
+    out.push_str(&rule(&widths, '='));
+    for row in &rows {
+        out.push_str(&row_line(row, &widths));
+    }
+    out.push_str(&rule(&widths, '-'));
+    out.push('\n');
+    out.push_str(&best_line(summary));
+    out
+}
+
+/// Content width per column: the widest cell, and at least one column more
+/// than the header, which with the padding reproduces spec §9's widths.
+fn column_widths<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>]) -> Vec<usize> {
+    header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let widest = rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.as_ref().width())
+                .max()
+                .unwrap_or(0);
+            widest.max(h.width() + 1)
+        })
+        .collect()
+}
+
+fn rule(widths: &[usize], fill: char) -> String {
+    let mut line = String::from("+");
+    for w in widths {
+        line.extend(std::iter::repeat_n(fill, w + 3));
+        line.push('+');
+    }
+    line.push('\n');
+    line
+}
+
+fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
+    let mut line = String::from("|");
+    for (cell, w) in cells.iter().zip(widths) {
+        let cell = cell.as_ref();
+        let pad = w.saturating_sub(cell.width());
+        line.push(' ');
+        line.push_str(cell);
+        line.extend(std::iter::repeat_n(' ', pad + 2));
+        line.push('|');
+    }
+    line.push('\n');
+    line
+}
+
+fn best_line(summary: &Summary) -> String {
+    match &summary.best_prompt {
+        Some(best) => format!(
+            "🏆 最佳 Prompt: {} (準確率: {:.1}%)\n",
+            terminal_safe(&best.name),
+            best.accuracy
+        ),
+        None => "🏆 最佳 Prompt: (無結果 / no finished cases)\n".to_string(),
+    }
+}
+
+/// Suite text must not drive the terminal: escape sequences and other
+/// control characters are shown as `?`.
+fn terminal_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{info, record};
+    use super::super::{PromptResult, RoundStats};
+    use super::*;
+    use crate::case::Verdict::*;
+
+    fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
+        PromptResult {
+            accuracy,
+            correct_answers: correct,
+            total_questions: total,
+            avg_execution_time: avg,
+            error_breakdown: Default::default(),
+            rounds: None,
+            threshold: None,
+            gate_passed: None,
+        }
+    }
+
+    fn summary(results: Vec<(&str, PromptResult)>) -> Summary {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut summary, _) =
+            super::super::write_all(dir.path(), &info(1), &[record("prompt1", 1, 1, Correct)])
+                .expect("written");
+        summary.prompt_results = results
+            .into_iter()
+            .map(|(n, r)| (n.to_string(), r))
+            .collect();
+        summary.best_prompt = Some(super::super::BestPrompt {
+            name: "prompt1".into(),
+            accuracy: 87.5,
+        });
+        summary
+    }
+
+    #[test]
+    fn reproduces_the_spec_table() {
+        let s = summary(vec![
+            ("prompt1", result(87.5, 7, 8, 0.02)),
+            ("prompt2", result(75.0, 6, 8, 0.03)),
+            ("prompt3", result(62.5, 5, 8, 0.02)),
+            ("prompt4", result(50.0, 4, 8, 0.04)),
+        ]);
+        let expected = "\
++----------+----------+-------------+----------------+
+| Prompt   | 準確率   | 正確/總數   | 平均執行時間   |
++==========+==========+=============+================+
+| prompt1  | 87.5%    | 7/8         | 0.02s          |
+| prompt2  | 75.0%    | 6/8         | 0.03s          |
+| prompt3  | 62.5%    | 5/8         | 0.02s          |
+| prompt4  | 50.0%    | 4/8         | 0.04s          |
++----------+----------+-------------+----------------+
+
+🏆 最佳 Prompt: prompt1 (準確率: 87.5%)
+";
+        assert_eq!(terminal_table(&s), expected);
+    }
+
+    #[test]
+    fn long_and_cjk_prompt_names_keep_columns_aligned() {
+        let s = summary(vec![
+            ("prompt1", result(87.5, 7, 8, 0.02)),
+            ("詳細的演算法專家提示", result(100.0, 8, 8, 1.25)),
+            ("a_very_long_prompt_name_x", result(0.0, 0, 8, 0.0)),
+        ]);
+        let table = terminal_table(&s);
+        let lines: Vec<&str> = table.lines().take(7).collect();
+        let width = lines[0].width();
+        assert_eq!(width, 72);
+        for line in &lines {
+            assert_eq!(line.width(), width, "misaligned: {line}");
+        }
+        assert_eq!(
+            lines[4],
+            "| 詳細的演算法專家提示       | 100.0%   | 8/8         | 1.25s          |"
+        );
+        // Every `|` sits in the same display column on every line.
+        let bars = |line: &str| -> Vec<usize> {
+            line.char_indices()
+                .filter(|(_, c)| *c == '|' || *c == '+')
+                .map(|(i, _)| line[..i].width())
+                .collect()
+        };
+        for line in &lines {
+            assert_eq!(bars(line), bars(lines[0]), "{line}");
+        }
+    }
+
+    #[test]
+    fn rounds_add_columns_and_incomplete_runs_say_so() {
+        let mut r = result(83.3, 5, 6, 0.02);
+        r.rounds = Some(RoundStats {
+            count: 2,
+            mean: 83.3,
+            min: 66.7,
+            max: 100.0,
+            stddev: 16.7,
+        });
+        let mut s = summary(vec![("prompt1", r)]);
+        s.complete = false;
+        s.finished_cases = 6;
+        s.planned_cases = 9;
+        let table = terminal_table(&s);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "⚠️  INCOMPLETE: 6/9 cases finished; the run was interrupted"
+        );
+        assert_eq!(
+            lines[2],
+            "| Prompt   | 準確率   | 正確/總數   | 平均執行時間   | 最低   | 最高    | 標準差   |"
+        );
+        assert_eq!(
+            lines[4],
+            "| prompt1  | 83.3%    | 5/6         | 0.02s          | 66.7%  | 100.0%  | 16.7     |"
+        );
+    }
+
+    #[test]
+    fn escape_sequences_in_names_do_not_reach_the_terminal() {
+        let s = summary(vec![("evil\u{1b}[2J", result(50.0, 1, 2, 0.0))]);
+        assert!(!terminal_table(&s).contains('\u{1b}'));
+    }
+}
