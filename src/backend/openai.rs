@@ -91,12 +91,10 @@ impl Backend for OpenAi {
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
+        let body = chat_body(request);
+        let content_at = "/choices/0/message/content";
         self.http
-            .chat("/chat/completions", &chat_body(request), request, |answer| {
-                let content = answer["choices"][0]["message"]["content"].as_str()?;
-                let model = answer["model"].as_str().map(str::to_string);
-                Some((content.to_string(), model))
-            })
+            .chat("/chat/completions", &body, request, content_at)
     }
 }
 
