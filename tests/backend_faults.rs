@@ -56,6 +56,14 @@ fn request(model: &str, retries: u32) -> ChatRequest {
     }
 }
 
+/// The messages of [`request`], as both protocols put them on the wire.
+fn messages_sent() -> serde_json::Value {
+    json!([
+        {"role": "system", "content": "You write Python."},
+        {"role": "user", "content": "Print 2."},
+    ])
+}
+
 fn case() -> CaseId {
     CaseId {
         prompt: "prompt1".into(),
@@ -102,10 +110,7 @@ fn ollama_sends_the_native_request_and_reads_the_reply() {
         sent[0].json,
         json!({
             "model": STUB_MODEL,
-            "messages": [
-                {"role": "system", "content": "You write Python."},
-                {"role": "user", "content": "Print 2."},
-            ],
+            "messages": messages_sent(),
             "stream": false,
             "options": {"temperature": 0.0, "seed": 42, "num_ctx": 4096, "num_predict": 1024},
         })
@@ -134,10 +139,7 @@ fn openai_sends_chat_completions_and_reads_the_first_choice() {
         sent[0].json,
         json!({
             "model": STUB_MODEL,
-            "messages": [
-                {"role": "system", "content": "You write Python."},
-                {"role": "user", "content": "Print 2."},
-            ],
+            "messages": messages_sent(),
             "temperature": 0.0,
             "seed": 42,
             "max_tokens": 1024,
@@ -157,7 +159,8 @@ fn think_blocks_are_stripped_and_separate_reasoning_is_ignored() {
         assert_eq!(chat(protocol, &server, 0).unwrap().content, "print(2)");
     }
     // Reasoning delivered beside the content never reaches the reply.
-    let server = StubServer::start(|req| match req.path.as_str() {
+    let server = StubServer::start(|req| {
+        match req.path.as_str() {
         "/api/chat" => Behaviour::Status(
             200,
             json!({"model": STUB_MODEL, "done": true,
@@ -171,6 +174,7 @@ fn think_blocks_are_stripped_and_separate_reasoning_is_ignored() {
             .to_string(),
         ),
         _ => Behaviour::Default,
+    }
     });
     for protocol in BOTH {
         assert_eq!(chat(protocol, &server, 0).unwrap().content, "print(2)");
@@ -179,7 +183,10 @@ fn think_blocks_are_stripped_and_separate_reasoning_is_ignored() {
 
 #[test]
 fn refused_connection_is_a_connection_failure_naming_the_host() {
-    for (protocol, advice) in [(OLLAMA, "ollama serve"), (OPENAI, "scripts/local-llm.sh start")] {
+    for (protocol, advice) in [
+        (OLLAMA, "ollama serve"),
+        (OPENAI, "scripts/local-llm.sh start"),
+    ] {
         let mut server = StubServer::healthy();
         server.stop();
         let e = chat_fails(protocol, &server, 2);
@@ -195,13 +202,19 @@ fn server_errors_are_retried_until_the_retries_run_out() {
     for protocol in BOTH {
         let server = chat_server(
             protocol,
-            Behaviour::Status(500, r#"{"error":"llama runner process has terminated"}"#.into()),
+            Behaviour::Status(
+                500,
+                r#"{"error":"llama runner process has terminated"}"#.into(),
+            ),
         );
         let e = chat_fails(protocol, &server, 2);
         assert_eq!(e.failure, ApiFailure::ApiError, "{e}");
         assert_eq!(server.requests_to(protocol.chat_path).len(), 3);
         assert!(e.message.contains("HTTP 500"), "{e}");
-        assert!(e.message.contains("llama runner process has terminated"), "{e}");
+        assert!(
+            e.message.contains("llama runner process has terminated"),
+            "{e}"
+        );
     }
 }
 
@@ -220,22 +233,25 @@ fn a_burst_of_5xx_and_429_is_retried_and_then_succeeds() {
     }
 }
 
+/// A failure that retrying cannot cure: exactly one request, then an API
+/// error whose message contains `says`.
+fn assert_api_error_without_retry(behaviour: Behaviour, says: &str) {
+    for protocol in BOTH {
+        let server = chat_server(protocol, behaviour.clone());
+        let e = chat_fails(protocol, &server, 3);
+        assert_eq!(e.failure, ApiFailure::ApiError, "{e}");
+        assert_eq!(server.requests_to(protocol.chat_path).len(), 1, "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+}
+
 #[test]
 fn a_bad_request_is_not_retried() {
-    for protocol in BOTH {
-        let server = chat_server(
-            protocol,
-            Behaviour::Status(
-                400,
-                r#"{"error":{"code":400,"message":"invalid 'num_predict'","type":"invalid_request_error"}}"#
-                    .into(),
-            ),
-        );
-        let e = chat_fails(protocol, &server, 3);
-        assert_eq!(e.failure, ApiFailure::ApiError);
-        assert_eq!(server.requests_to(protocol.chat_path).len(), 1);
-        assert!(e.message.contains("HTTP 400: invalid 'num_predict'"), "{e}");
-    }
+    let body = r#"{"error":{"code":400,"message":"invalid 'num_predict'","type":"invalid_request_error"}}"#;
+    assert_api_error_without_retry(
+        Behaviour::Status(400, body.into()),
+        "HTTP 400: invalid 'num_predict'",
+    );
 }
 
 #[test]
@@ -304,24 +320,15 @@ fn a_dropped_connection_is_a_retried_connection_failure() {
 
 #[test]
 fn malformed_json_is_an_api_error_and_not_retried() {
-    for protocol in BOTH {
-        let server = chat_server(protocol, Behaviour::Malformed);
-        let e = chat_fails(protocol, &server, 3);
-        assert_eq!(e.failure, ApiFailure::ApiError, "{e}");
-        assert_eq!(server.requests_to(protocol.chat_path).len(), 1);
-        assert!(e.message.contains("not JSON"), "{e}");
-    }
+    assert_api_error_without_retry(Behaviour::Malformed, "not JSON");
 }
 
 #[test]
 fn json_without_the_reply_field_is_an_api_error() {
-    for protocol in BOTH {
-        let server = chat_server(protocol, Behaviour::Status(200, r#"{"ok": true}"#.into()));
-        let e = chat_fails(protocol, &server, 3);
-        assert_eq!(e.failure, ApiFailure::ApiError, "{e}");
-        assert_eq!(server.requests_to(protocol.chat_path).len(), 1);
-        assert!(e.message.contains("no reply text"), "{e}");
-    }
+    assert_api_error_without_retry(
+        Behaviour::Status(200, r#"{"ok": true}"#.into()),
+        "no reply text",
+    );
 }
 
 #[test]
@@ -406,13 +413,14 @@ fn the_api_key_is_sent_as_bearer_and_never_shown() {
         _ => Behaviour::Default,
     });
     let openai = OpenAi::new(&server.openai_url(), Some(KEY.into()));
-    let e = openai
-        .chat(&case(), &request(STUB_MODEL, 2))
-        .unwrap_err();
+    let e = openai.chat(&case(), &request(STUB_MODEL, 2)).unwrap_err();
     assert_eq!(server.requests_to("/v1/chat/completions").len(), 1);
     let check = openai.check(STUB_MODEL).unwrap_err();
     for request in server.requests() {
-        assert_eq!(request.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
     }
     let mut shown = vec![
         e.to_string(),
@@ -423,7 +431,12 @@ fn the_api_key_is_sent_as_bearer_and_never_shown() {
     ];
     let mut stopped = server;
     stopped.stop();
-    shown.push(openai.chat(&case(), &request(STUB_MODEL, 0)).unwrap_err().to_string());
+    shown.push(
+        openai
+            .chat(&case(), &request(STUB_MODEL, 0))
+            .unwrap_err()
+            .to_string(),
+    );
     shown.push(openai.check(STUB_MODEL).unwrap_err().to_string());
     for text in &shown {
         assert!(!text.contains(KEY), "the key leaked: {text}");

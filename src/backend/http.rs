@@ -84,7 +84,10 @@ impl Attempted for CallError {
             Outcome::Status(401 | 403) => {
                 "set PROMPTEVAL_API_KEY (or OPENAI_API_KEY) to a key the server accepts".into()
             }
-            Outcome::Status(code) if code >= 500 => "check the server's log".into(),
+            Outcome::Status(code) if code >= 500 => {
+                "check the server's log: it may still be loading the model or be out of memory"
+                    .into()
+            }
             Outcome::Status(_) => "check llm options in harness.toml and the model name".into(),
             Outcome::BadBody => format!(
                 "check that {} points at {}, not another service",
@@ -206,15 +209,16 @@ impl HttpClient {
         self.error(outcome, url, &detail)
     }
 
-    /// One chat completion with retries. `extract` finds `(content, model)`
-    /// in a 2xx answer; when it finds nothing the answer is an API error
-    /// (retrying would get the same malformed answer).
+    /// One chat completion with retries. The reply text is the string at the
+    /// JSON pointer `content_at` of a 2xx answer; when it is missing the answer
+    /// is an API error (retrying would get the same malformed answer). Any
+    /// reasoning the server reports beside the content is not read.
     pub fn chat(
         &self,
         path: &str,
         body: &Value,
         request: &ChatRequest,
-        extract: impl Fn(&Value) -> Option<(String, Option<String>)>,
+        content_at: &str,
     ) -> Result<Reply, BackendError> {
         let url = format!("{}{}", self.base_url, path);
         let timeout = request.options.timeout();
@@ -222,7 +226,9 @@ impl HttpClient {
         let policy = RetryPolicy::from_config(&request.options);
         let answer = policy.run(&url, |_| {
             let value = self.send(path, Some(body), timeout)?;
-            extract(&value).ok_or_else(|| {
+            let content = value.pointer(content_at).and_then(Value::as_str);
+            let model = value["model"].as_str();
+            content.map(|c| (c.to_string(), model.map(str::to_string))).ok_or_else(|| {
                 self.error(
                     Outcome::BadBody,
                     &url,
@@ -270,10 +276,7 @@ impl HttpClient {
             let message = match e.outcome {
                 Outcome::ConnectFailed | Outcome::Dropped | Outcome::TimedOut => format!(
                     "cannot reach {} at {} ({}); {}",
-                    self.hints.label,
-                    self.base_url,
-                    e.detail,
-                    self.hints.unreachable
+                    self.hints.label, self.base_url, e.detail, self.hints.unreachable
                 ),
                 _ => format!(
                     "{} at {} failed the connection test: {}; {}",
@@ -366,12 +369,17 @@ mod tests {
             r#"model "x" not found, try pulling it first"#
         );
         assert_eq!(
-            error_text(r#"{"error":{"code":400,"message":"bad n_predict","type":"invalid_request_error"}}"#),
+            error_text(
+                r#"{"error":{"code":400,"message":"bad n_predict","type":"invalid_request_error"}}"#
+            ),
             "bad n_predict"
         );
         assert_eq!(error_text("  \n"), "(empty body)");
         assert_eq!(error_text("<html>502</html>"), "<html>502</html>");
-        assert_eq!(error_text(&"x".repeat(1000)).chars().count(), DETAIL_CHARS + 1);
+        assert_eq!(
+            error_text(&"x".repeat(1000)).chars().count(),
+            DETAIL_CHARS + 1
+        );
     }
 
     #[test]

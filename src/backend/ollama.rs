@@ -95,7 +95,10 @@ impl Backend for Ollama {
             self.http.base_url()
         );
         let tags = self.http.check_get("/api/tags")?;
-        let models = tags["models"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let models = tags["models"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let listed = |m: &Value| {
             ["name", "model"]
                 .iter()
@@ -116,12 +119,9 @@ impl Backend for Ollama {
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `message.thinking` (reasoning models) is deliberately not read.
+        let body = chat_body(request);
         self.http
-            .chat("/api/chat", &chat_body(request), request, |answer| {
-                let content = answer["message"]["content"].as_str()?;
-                let model = answer["model"].as_str().map(str::to_string);
-                Some((content.to_string(), model))
-            })
+            .chat("/api/chat", &body, request, "/message/content")
     }
 }
 
@@ -151,7 +151,10 @@ mod tests {
             },
         };
         let body = chat_body(&request);
-        assert_eq!(body["options"], json!({"temperature": 0.0, "num_predict": 64}));
+        assert_eq!(
+            body["options"],
+            json!({"temperature": 0.0, "num_predict": 64})
+        );
         assert!(body.get("keep_alive").is_none());
         assert_eq!(body["stream"], json!(false));
     }

@@ -23,9 +23,14 @@ static HINTS: ServerHints = ServerHints {
 /// The API key for OpenAI-compatible servers: `PROMPTEVAL_API_KEY`, else
 /// `OPENAI_API_KEY`. Keys never come from harness.toml, which gets committed.
 pub fn api_key_from_env() -> Option<String> {
+    first_key(|name| std::env::var(name).ok())
+}
+
+/// The first non-empty key among the variables, in order of precedence.
+fn first_key(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     ["PROMPTEVAL_API_KEY", "OPENAI_API_KEY"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
+        .into_iter()
+        .filter_map(var)
         .map(|key| key.trim().to_string())
         .find(|key| !key.is_empty())
 }
@@ -91,19 +96,17 @@ impl Backend for OpenAi {
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
+        let body = chat_body(request);
+        let content_at = "/choices/0/message/content";
         self.http
-            .chat("/chat/completions", &chat_body(request), request, |answer| {
-                let content = answer["choices"][0]["message"]["content"].as_str()?;
-                let model = answer["model"].as_str().map(str::to_string);
-                Some((content.to_string(), model))
-            })
+            .chat("/chat/completions", &body, request, content_at)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::LlmConfig;
+    use crate::config::{Env, LlmConfig};
 
     #[test]
     fn num_predict_becomes_max_tokens() {
@@ -121,6 +124,15 @@ mod tests {
         assert_eq!(body["seed"], json!(3));
         assert!(body.get("num_ctx").is_none());
         assert_eq!(body["messages"][0]["content"], json!("hi"));
+    }
+
+    #[test]
+    fn prompteval_api_key_wins_and_empty_values_are_skipped() {
+        let both = [("PROMPTEVAL_API_KEY", "a"), ("OPENAI_API_KEY", "b")];
+        assert_eq!(first_key(|n| both.var(n)), Some("a".into()));
+        let empty_first = [("PROMPTEVAL_API_KEY", " "), ("OPENAI_API_KEY", "b")];
+        assert_eq!(first_key(|n| empty_first.var(n)), Some("b".into()));
+        assert_eq!(first_key(|n| [("X", "")].var(n)), None);
     }
 
     #[test]

@@ -99,7 +99,9 @@ impl RetryPolicy {
     /// The longest wait before retry number `retry` (1-based):
     /// `backoff * 2^(retry-1)`, capped at [`MAX_BACKOFF`].
     pub fn max_delay(&self, retry: u32) -> Duration {
-        let factor = 1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX);
+        let factor = 1u32
+            .checked_shl(retry.saturating_sub(1))
+            .unwrap_or(u32::MAX);
         self.backoff
             .checked_mul(factor)
             .unwrap_or(MAX_BACKOFF)
@@ -130,7 +132,7 @@ impl RetryPolicy {
                 Err(e) if n < total && e.outcome().is_retryable() => {
                     let wait = self.delay(n, &mut rng);
                     tracing::warn!(
-                        "{} from {target} (attempt {n} of {total}); retrying in {} ms; if this persists, {}",
+                        "{target}: {} (attempt {n} of {total}); retrying in {} ms; if this persists, {}",
                         e.summary(),
                         wait.as_millis(),
                         e.advice(),

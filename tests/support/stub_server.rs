@@ -210,7 +210,9 @@ impl StubServer {
     }
 
     fn serve(&mut self, listener: TcpListener) {
-        listener.set_nonblocking(true).expect("non-blocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
         let shared = self.shared.clone();
         let generation = shared.generation.load(Ordering::SeqCst);
         self.acceptor = Some(std::thread::spawn(move || {
@@ -284,7 +286,11 @@ fn act(
             respond(&mut stream, 200, &body);
         }
         Behaviour::Status(status, body) => respond(&mut stream, status, &body),
-        Behaviour::Malformed => respond(&mut stream, 200, "{\"message\": {\"content\": \"unterminated"),
+        Behaviour::Malformed => respond(
+            &mut stream,
+            200,
+            "{\"message\": {\"content\": \"unterminated",
+        ),
         Behaviour::Drop => {
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
@@ -331,11 +337,17 @@ fn default_answer(request: &Request, models: &[String]) -> (u16, String) {
                 .collect();
             (200, json!({"object": "list", "data": list}).to_string())
         }
-        "/api/chat" if !models.iter().any(|m| m == model || *m == format!("{model}:latest")) => (
-            404,
-            json!({"error": format!("model \"{model}\" not found, try pulling it first")})
-                .to_string(),
-        ),
+        "/api/chat"
+            if !models
+                .iter()
+                .any(|m| m == model || *m == format!("{model}:latest")) =>
+        {
+            (
+                404,
+                json!({"error": format!("model \"{model}\" not found, try pulling it first")})
+                    .to_string(),
+            )
+        }
         _ => match chat_answer(request, "stub reply") {
             Some(body) => (200, body),
             None => (404, json!({"error": "404 page not found"}).to_string()),
@@ -441,5 +453,10 @@ fn read_request(stream: &TcpStream) -> Option<Parsed> {
         body.resize(length.parse().ok()?, 0);
         reader.read_exact(&mut body).ok()?;
     }
-    Some((method, path, headers, String::from_utf8_lossy(&body).into_owned()))
+    Some((
+        method,
+        path,
+        headers,
+        String::from_utf8_lossy(&body).into_owned(),
+    ))
 }
