@@ -41,7 +41,8 @@ struct Block<'a> {
 /// closing fence ends the block at the end of the text.
 fn blocks(text: &str) -> Vec<Block<'_>> {
     static OPEN: OnceLock<Regex> = OnceLock::new();
-    let open = OPEN.get_or_init(|| Regex::new(r"(?m)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$").unwrap());
+    let open =
+        OPEN.get_or_init(|| Regex::new(r"(?m)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$").unwrap());
     let mut out = Vec::new();
     let mut pos = 0;
     while let Some(m) = open.captures_at(text, pos) {
@@ -71,7 +72,9 @@ fn find_close(text: &str, from: usize, fence: &str) -> Option<(usize, usize)> {
     let ch = fence.chars().next()?;
     let mut line_start = from;
     while line_start <= text.len() {
-        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
         let line = text[line_start..line_end].trim();
         if line.len() >= fence.len() && line.chars().all(|c| c == ch) {
             return Some((line_start, line_end));
@@ -85,8 +88,15 @@ fn find_close(text: &str, from: usize, fence: &str) -> Option<(usize, usize)> {
 }
 
 fn is_python(lang: &str) -> bool {
-    let first = lang.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    matches!(first.as_str(), "python" | "py" | "python3" | "py3" | "{.python}")
+    let first = lang
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "python" | "py" | "python3" | "py3" | "{.python}"
+    )
 }
 
 pub fn extract(reply: &str) -> Extracted {

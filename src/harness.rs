@@ -69,7 +69,9 @@ fn configure_insta() {
         ("INSTA_OUTPUT", "none".to_string()),
         (
             "INSTA_WORKSPACE_ROOT",
-            std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| ".".into()),
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|_| ".".into()),
         ),
     ];
     for (name, value) in defaults {
@@ -85,7 +87,8 @@ fn console_for(args: &Arguments) {
 }
 
 fn run(args: &mut Arguments) -> Result<ExitCode, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let mut config = Config::load(&ProcessEnv, &cwd).map_err(|e| e.to_string())?;
     init_logging(&config.log);
     let resume = std::env::var_os("PROMPTEVAL_RESUME").map(|d| cwd.join(d));
@@ -113,14 +116,19 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         return Err("prompteval runs a suite in one process (chains share their history and the report is written after the last case); run it with `cargo test --test prompts`, not cargo-nextest".into());
     }
     if args.list {
-        let trials = planned.iter().map(|c| Trial::test(c.test_name(), || Ok(()))).collect();
+        let trials = planned
+            .iter()
+            .map(|c| Trial::test(c.test_name(), || Ok(())))
+            .collect();
         return Ok(libtest_mimic::run(args, trials).exit_code());
     }
 
     let finished = match &resume {
-        Some(dir) => journal::read(dir)
-            .map_err(|e| format!("{}: cannot read the journal: {e}", dir.display()))?
-            .records,
+        Some(dir) => {
+            journal::read(dir)
+                .map_err(|e| format!("{}: cannot read the journal: {e}", dir.display()))?
+                .records
+        }
         None => Vec::new(),
     };
     let selected: Vec<CaseId> = planned
@@ -133,7 +141,10 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
 
     if selected.is_empty() && finished.is_empty() {
         // Nothing to evaluate: let libtest print its "0 tests" summary.
-        let trials = planned.iter().map(|c| Trial::test(c.test_name(), || Ok(()))).collect();
+        let trials = planned
+            .iter()
+            .map(|c| Trial::test(c.test_name(), || Ok(())))
+            .collect();
         return Ok(libtest_mimic::run(args, trials).exit_code());
     }
 
@@ -172,18 +183,24 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             },
         )?;
     }
-    let journal = Journal::open(&run_dir).map_err(|e| format!("{}: cannot create the journal: {e}", run_dir.display()))?;
+    let journal = Journal::open(&run_dir)
+        .map_err(|e| format!("{}: cannot create the journal: {e}", run_dir.display()))?;
     say(format!("📁 測試結果將儲存至: {}", run_dir.display()));
     say(format!(
         "🧪 開始執行測試 (共 {} 輪, {} 個測試{})",
         config.rounds,
         selected.len(),
-        if finished.is_empty() { String::new() } else { format!(", {} 個已完成", finished.len()) }
+        if finished.is_empty() {
+            String::new()
+        } else {
+            format!(", {} 個已完成", finished.len())
+        }
     ));
 
     let interrupted = Arc::new(AtomicBool::new(false));
     install_signal_handlers(&interrupted);
-    let snapshots = (!replaying).then(|| SnapshotStore::new(&config.snapshot_dir, &suite.stem(), &model));
+    let snapshots =
+        (!replaying).then(|| SnapshotStore::new(&config.snapshot_dir, &suite.stem(), &model));
     let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
     let state = Arc::new(RunState::new(
         config.clone(),
@@ -199,7 +216,10 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     ));
 
     let started = Instant::now();
-    let trials = planned.iter().map(|case| trial(&state, case, &finished)).collect();
+    let trials = planned
+        .iter()
+        .map(|case| trial(&state, case, &finished))
+        .collect();
     let conclusion = libtest_mimic::run(args, trials);
 
     let mut records = finished;
@@ -214,7 +234,11 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         backend: state.backend.kind().into(),
         endpoint: state.backend.endpoint(),
         rounds: config.rounds,
-        prompts: suite.prompts.iter().map(|p| (p.name.clone(), p.template.clone())).collect(),
+        prompts: suite
+            .prompts
+            .iter()
+            .map(|p| (p.name.clone(), p.template.clone()))
+            .collect(),
         question_count: suite.questions.len(),
         planned_cases: planned.len(),
         complete,
@@ -229,8 +253,14 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     let (summary, written) = report::write_all(&run_dir, &info, &records)
         .map_err(|e| format!("{}: cannot write the report: {e}", run_dir.display()))?;
     say(report::terminal_table(&summary));
-    say(format!("📋 會話摘要已儲存: {}", written.summary_json.display()));
-    say(format!("🌐 快速檢視已生成: {}", written.quick_view.display()));
+    say(format!(
+        "📋 會話摘要已儲存: {}",
+        written.summary_json.display()
+    ));
+    say(format!(
+        "🌐 快速檢視已生成: {}",
+        written.quick_view.display()
+    ));
     if !complete {
         say(format!(
             "⚠️  執行未完成: {} of {} cases finished; finish it with PROMPTEVAL_RESUME={}",
@@ -239,7 +269,10 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             run_dir.display()
         ));
     }
-    say(format!("⏱️  總執行時間: {:.2} 秒", info.total_execution_time));
+    say(format!(
+        "⏱️  總執行時間: {:.2} 秒",
+        info.total_execution_time
+    ));
     let (new, changed) = snapshot_counts(&records);
     if new + changed > 0 {
         say(format!(
@@ -252,9 +285,17 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             for line in g.lines() {
                 say(line);
             }
-            Ok(if g.passed() && complete { ExitCode::SUCCESS } else { ExitCode::from(101) })
+            Ok(if g.passed() && complete {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(101)
+            })
         }
-        None => Ok(if interrupted.load(Ordering::SeqCst) { ExitCode::from(130) } else { conclusion.exit_code() }),
+        None => Ok(if interrupted.load(Ordering::SeqCst) {
+            ExitCode::from(130)
+        } else {
+            conclusion.exit_code()
+        }),
     }
 }
 
@@ -263,18 +304,24 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
 fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial {
     if let Some(done) = finished.iter().find(|r| &r.case == case) {
         let outcome = verdict_outcome(done);
-        return Trial::test(case.test_name(), move || outcome.clone().map_err(Failed::from));
+        return Trial::test(case.test_name(), move || {
+            outcome.clone().map_err(Failed::from)
+        });
     }
     let state = state.clone();
     let case = case.clone();
     Trial::test(case.test_name(), move || {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.run_case(&case)));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.run_case(&case)));
         match result {
             Ok(Some(record)) => verdict_outcome(&record).map_err(Failed::from),
             Ok(None) => Err("not run: the run was interrupted".into()),
             Err(_) => {
                 state.mark_done(&case, None);
-                Err("the harness panicked on this case; please report it with the journal line".into())
+                Err(
+                    "the harness panicked on this case; please report it with the journal line"
+                        .into(),
+                )
             }
         }
     })
@@ -313,7 +360,10 @@ fn narrow_prompt_filter(args: &mut Arguments, suite: &Suite, planned: Vec<CaseId
 
 /// The backend the configuration asks for, after its connection test.
 /// Returns the backend, the model whose replies it gives, and whether it replays.
-fn choose_backend(config: &Config, suite: &Suite) -> Result<(Box<dyn Backend>, String, bool), String> {
+fn choose_backend(
+    config: &Config,
+    suite: &Suite,
+) -> Result<(Box<dyn Backend>, String, bool), String> {
     let model = config.model.clone();
     let store = |m: &str| SnapshotStore::new(&config.snapshot_dir, &suite.stem(), m);
     match config.backend {
@@ -344,12 +394,18 @@ fn choose_backend(config: &Config, suite: &Suite) -> Result<(Box<dyn Backend>, S
             let recorded = if store(&model).count() > 0 {
                 Some(model.clone())
             } else {
-                recorded_models(&config.snapshot_dir.join(suite.stem())).into_iter().next()
+                recorded_models(&config.snapshot_dir.join(suite.stem()))
+                    .into_iter()
+                    .next()
             };
             match recorded {
                 Some(m) => {
                     let b = Replay::new(store(&m));
-                    announce_replay(&b, &m, &format!("no live Ollama ({})", first_sentence(&why)));
+                    announce_replay(
+                        &b,
+                        &m,
+                        &format!("no live Ollama ({})", first_sentence(&why)),
+                    );
                     Ok((Box::new(b), m, true))
                 }
                 None => Err(format!(
@@ -371,11 +427,19 @@ fn recorded_models(suite_dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(suite_dir) else {
         return Vec::new();
     };
-    let mut dirs: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     dirs.into_iter()
         .filter_map(|d| {
-            let store = SnapshotStore::new(d.parent()?.parent()?, &d.parent()?.file_name()?.to_string_lossy(), &d.file_name()?.to_string_lossy());
+            let store = SnapshotStore::new(
+                d.parent()?.parent()?,
+                &d.parent()?.file_name()?.to_string_lossy(),
+                &d.file_name()?.to_string_lossy(),
+            );
             let desc = store.any_description()?;
             desc.split(" via ").next().map(str::to_string)
         })
@@ -383,7 +447,10 @@ fn recorded_models(suite_dir: &Path) -> Vec<String> {
 }
 
 fn announce_replay(b: &Replay, model: &str, why: &str) {
-    let origin = b.store().any_description().unwrap_or_else(|| model.to_string());
+    let origin = b
+        .store()
+        .any_description()
+        .unwrap_or_else(|| model.to_string());
     say(format!(
         "▶ replaying {} recorded replies of {model} (recorded from {origin}) from {} because {why}; to go live: start `ollama serve` (OLLAMA_HOST) or set PROMPTEVAL_BACKEND=openai PROMPTEVAL_BASE_URL=http://HOST:PORT/v1",
         b.store().count(),
@@ -417,12 +484,21 @@ fn create_run_dir(root: &Path) -> Result<(PathBuf, String, String), String> {
     })?;
     // Two runs in the same second get distinct folders.
     for n in 1..1000 {
-        let test_id = if n == 1 { format!("test_{stamp}") } else { format!("test_{stamp}_{n}") };
+        let test_id = if n == 1 {
+            format!("test_{stamp}")
+        } else {
+            format!("test_{stamp}_{n}")
+        };
         let dir = root.join(&test_id);
         match std::fs::create_dir(&dir) {
             Ok(()) => return Ok((dir, test_id, timestamp)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("{}: cannot create the run folder: {e}", dir.display())),
+            Err(e) => {
+                return Err(format!(
+                    "{}: cannot create the run folder: {e}",
+                    dir.display()
+                ));
+            }
         }
     }
     Err(format!("{}: too many runs in one second", root.display()))
@@ -432,7 +508,8 @@ const MANIFEST: &str = "run.json";
 
 fn write_manifest(dir: &Path, m: &RunManifest) -> Result<(), String> {
     let text = serde_json::to_string_pretty(m).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join(MANIFEST), text).map_err(|e| format!("{}: cannot write {MANIFEST}: {e}", dir.display()))
+    std::fs::write(dir.join(MANIFEST), text)
+        .map_err(|e| format!("{}: cannot write {MANIFEST}: {e}", dir.display()))
 }
 
 fn read_manifest(dir: &Path) -> Result<RunManifest, String> {
@@ -440,7 +517,8 @@ fn read_manifest(dir: &Path) -> Result<RunManifest, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!("PROMPTEVAL_RESUME={}: {e}; point it at a run folder such as result/test_20250814_012345", dir.display())
     })?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not a prompteval run manifest: {e}", path.display()))
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a prompteval run manifest: {e}", path.display()))
 }
 
 /// SIGINT/SIGTERM: stop starting cases, let running ones finish, write the
@@ -455,7 +533,8 @@ fn install_signal_handlers(flag: &Arc<AtomicBool>) {
 }
 
 fn init_logging(filter: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -129,7 +129,12 @@ fn base(template: &str) -> String {
 
 /// The user message for `question`, given the earlier entries of its chain
 /// (oldest first).
-pub fn build_prompt(template: &str, question: &str, history: &[HistoryEntry], cfg: &HistoryConfig) -> String {
+pub fn build_prompt(
+    template: &str,
+    question: &str,
+    history: &[HistoryEntry],
+    cfg: &HistoryConfig,
+) -> String {
     let l = labels(cfg.language);
     let rendered = if cfg.enabled {
         bounded(history, cfg, l)
@@ -176,19 +181,33 @@ mod tests {
             answer: "def f():\n    return 1\nprint(f())".into(),
             passed,
             expected: "[0, 1]".into(),
-            actual: if passed { "[0, 1]".into() } else { "[1, 0]".into() },
+            actual: if passed {
+                "[0, 1]".into()
+            } else {
+                "[1, 0]".into()
+            },
         }
     }
 
     #[test]
     fn first_question_has_template_and_question_only() {
-        let p = build_prompt("你是專業的程式設計師：{question}", "Q1", &[], &HistoryConfig::default());
+        let p = build_prompt(
+            "你是專業的程式設計師：{question}",
+            "Q1",
+            &[],
+            &HistoryConfig::default(),
+        );
         assert_eq!(p, "你是專業的程式設計師：\n\n現在請解決新問題：Q1");
     }
 
     #[test]
     fn later_questions_carry_the_spec_layout() {
-        let p = build_prompt("T: {question}", "Q3", &[entry(1, true), entry(2, false)], &HistoryConfig::default());
+        let p = build_prompt(
+            "T: {question}",
+            "Q3",
+            &[entry(1, true), entry(2, false)],
+            &HistoryConfig::default(),
+        );
         let want = "T:\n\n之前的學習經驗：\n\n問題1: Question text 1\n我的回答: def f():\n    return 1\nprint(f())\n結果: ✅ PASSED (期望: [0, 1], 實際: [0, 1])\n\n問題2: Question text 2\n我的回答: def f():\n    return 1\nprint(f())\n結果: ❌ FAILED (期望: [0, 1], 實際: [1, 0])\n\n---\n現在請解決新問題：Q3";
         assert_eq!(p, want);
     }
@@ -201,7 +220,10 @@ mod tests {
         };
         let h: Vec<_> = (1..=5).map(|n| entry(n, true)).collect();
         let p = build_prompt("{question}", "Q6", &h, &cfg);
-        assert!(!p.contains("問題3:") && p.contains("問題4:") && p.contains("問題5:"), "{p}");
+        assert!(
+            !p.contains("問題3:") && p.contains("問題4:") && p.contains("問題5:"),
+            "{p}"
+        );
 
         let cfg = HistoryConfig {
             max_chars: 150,
@@ -225,7 +247,10 @@ mod tests {
             enabled: false,
             ..Default::default()
         };
-        assert_eq!(build_prompt("{question}", "Q2", &[e], &off), "\n\n現在請解決新問題：Q2");
+        assert_eq!(
+            build_prompt("{question}", "Q2", &[e], &off),
+            "\n\n現在請解決新問題：Q2"
+        );
     }
 
     #[test]
@@ -235,7 +260,12 @@ mod tests {
             ..Default::default()
         };
         let p = build_prompt("Solve: {question}", "Q2", &[entry(1, true)], &cfg);
-        assert!(p.starts_with("Solve:\n\nPrevious experience:\n\nQuestion 1: Question text 1\nMy answer: "), "{p}");
+        assert!(
+            p.starts_with(
+                "Solve:\n\nPrevious experience:\n\nQuestion 1: Question text 1\nMy answer: "
+            ),
+            "{p}"
+        );
         assert!(p.ends_with("---\nNow solve the new question: Q2"), "{p}");
     }
 }

@@ -114,8 +114,12 @@ mod tests {
         j.append(&record(1)).unwrap();
         j.append(&record(2)).unwrap();
         drop(j);
-        let mut f = OpenOptions::new().append(true).open(dir.path().join(FILE_NAME)).unwrap();
-        f.write_all(b"{\"case\": {\"prompt\": \"p\", \"quest").unwrap();
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(FILE_NAME))
+            .unwrap();
+        f.write_all(b"{\"case\": {\"prompt\": \"p\", \"quest")
+            .unwrap();
         let c = read(dir.path()).unwrap();
         assert_eq!(c.records.len(), 2);
         assert_eq!(c.records[1].case.question, 2);

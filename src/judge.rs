@@ -29,9 +29,18 @@ pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
             )),
         )
     } else if let Some(kind) = syntax_error(&execution.stderr) {
-        (Verdict::SyntaxError, Some(last_line(&execution.stderr).unwrap_or(kind).to_string()))
+        (
+            Verdict::SyntaxError,
+            Some(last_line(&execution.stderr).unwrap_or(kind).to_string()),
+        )
     } else if let Some(signal) = execution.signal {
-        (Verdict::RuntimeError, Some(format!("killed by signal {signal} ({})", signal_name(signal))))
+        (
+            Verdict::RuntimeError,
+            Some(format!(
+                "killed by signal {signal} ({})",
+                signal_name(signal)
+            )),
+        )
     } else if execution.exit_code != Some(0) {
         let why = last_line(&execution.stderr)
             .map(str::to_string)
@@ -40,11 +49,18 @@ pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
     } else if actual == expected {
         (Verdict::Correct, None)
     } else if execution.stdout_truncated {
-        (Verdict::WrongAnswer, Some("output exceeded the limit and was cut off".into()))
+        (
+            Verdict::WrongAnswer,
+            Some("output exceeded the limit and was cut off".into()),
+        )
     } else {
         (
             Verdict::WrongAnswer,
-            Some(format!("expected {:?}, got {:?}", abbreviate(&expected, 80), abbreviate(&actual, 80))),
+            Some(format!(
+                "expected {:?}, got {:?}",
+                abbreviate(&expected, 80),
+                abbreviate(&actual, 80)
+            )),
         )
     };
     Judgement {
@@ -106,7 +122,10 @@ mod tests {
 
     #[test]
     fn trimmed_crlf_output_matches() {
-        let j = judge(&exec("  Hello, World!\r\nWelcome to Python!\r\n\n", "", Some(0)), "Hello, World!\nWelcome to Python!");
+        let j = judge(
+            &exec("  Hello, World!\r\nWelcome to Python!\r\n\n", "", Some(0)),
+            "Hello, World!\nWelcome to Python!",
+        );
         assert_eq!(j.verdict, Verdict::Correct);
         assert_eq!(j.actual, "Hello, World!\nWelcome to Python!");
     }
@@ -121,15 +140,24 @@ mod tests {
     #[test]
     fn syntax_errors_without_traceback() {
         let stderr = "  File \"/tmp/x/main.py\", line 2\n    print('a')\n    ^\nIndentationError: expected an indented block after function definition on line 1\n";
-        assert_eq!(judge(&exec("", stderr, Some(1)), "a").verdict, Verdict::SyntaxError);
+        assert_eq!(
+            judge(&exec("", stderr, Some(1)), "a").verdict,
+            Verdict::SyntaxError
+        );
         let tab = "  File \"main.py\", line 3\nTabError: inconsistent use of tabs and spaces in indentation\n";
-        assert_eq!(judge(&exec("", tab, Some(1)), "a").verdict, Verdict::SyntaxError);
+        assert_eq!(
+            judge(&exec("", tab, Some(1)), "a").verdict,
+            Verdict::SyntaxError
+        );
     }
 
     #[test]
     fn runtime_raised_syntax_error_is_a_runtime_error() {
         let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 1, in <module>\n    eval('1 +')\nSyntaxError: invalid syntax\n";
-        assert_eq!(judge(&exec("", stderr, Some(1)), "a").verdict, Verdict::RuntimeError);
+        assert_eq!(
+            judge(&exec("", stderr, Some(1)), "a").verdict,
+            Verdict::RuntimeError
+        );
     }
 
     #[test]
@@ -137,7 +165,10 @@ mod tests {
         let stderr = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n";
         let j = judge(&exec("0\n", stderr, Some(1)), "0");
         assert_eq!(j.verdict, Verdict::RuntimeError);
-        assert_eq!(j.detail.as_deref(), Some("ZeroDivisionError: division by zero"));
+        assert_eq!(
+            j.detail.as_deref(),
+            Some("ZeroDivisionError: division by zero")
+        );
     }
 
     #[test]

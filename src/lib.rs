@@ -15,7 +15,7 @@ pub mod journal;
 pub mod judge;
 pub mod plan;
 pub mod report;
+pub mod run;
 pub mod sandbox;
 pub mod snapshot;
 pub mod suite;
-pub mod run;

@@ -83,7 +83,8 @@ impl RunState {
                 .collect();
             predecessors.insert(case.clone(), earlier);
         }
-        let snapshot_description = format!("{model} via {} at {}", backend.kind(), backend.endpoint());
+        let snapshot_description =
+            format!("{model} via {} at {}", backend.kind(), backend.endpoint());
         RunState {
             config,
             suite,
@@ -101,7 +102,10 @@ impl RunState {
     }
 
     pub fn records(&self) -> Vec<CaseRecord> {
-        self.records.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Runs one case: waits for its chain's selected predecessors, then the
@@ -118,7 +122,10 @@ impl RunState {
             if let Err(e) = self.journal.append(r) {
                 tracing::error!(case = %case.test_name(), journal = %self.journal.path().display(), "could not append to the journal: {e}; the case is kept in memory for the report");
             }
-            self.records.lock().unwrap_or_else(|p| p.into_inner()).push(r.clone());
+            self.records
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(r.clone());
         }
         self.mark_done(case, record.as_ref().map(HistoryEntry::from_record));
         record
@@ -149,9 +156,17 @@ impl RunState {
     }
 
     fn evaluate(&self, case: &CaseId, history: &[HistoryEntry]) -> CaseRecord {
-        let prompt = self.suite.prompt(&case.prompt).expect("planned cases name suite prompts");
+        let prompt = self
+            .suite
+            .prompt(&case.prompt)
+            .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
-        let user = build_prompt(&prompt.template, &question.question, history, &self.config.history);
+        let user = build_prompt(
+            &prompt.template,
+            &question.question,
+            history,
+            &self.config.history,
+        );
         let mut messages = Vec::new();
         if let Some(system) = &self.config.llm.system_prompt {
             messages.push(Message::system(system.clone()));

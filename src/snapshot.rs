@@ -39,7 +39,13 @@ pub struct SnapshotInfo<'a> {
 pub fn model_folder(model: &str) -> String {
     model
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -97,7 +103,13 @@ impl SnapshotStore {
 
     /// Compares `reply` with the stored snapshot and hands it to insta, which
     /// writes a new or pending snapshot according to INSTA_UPDATE.
-    pub fn capture(&self, case: &CaseId, reply: &str, description: &str, info: &SnapshotInfo) -> SnapshotState {
+    pub fn capture(
+        &self,
+        case: &CaseId,
+        reply: &str,
+        description: &str,
+        info: &SnapshotInfo,
+    ) -> SnapshotState {
         let state = match self.read(case) {
             None => SnapshotState::New,
             Some(old) if normalise(&old.reply) == normalise(reply) => SnapshotState::Unchanged,

@@ -85,7 +85,8 @@ impl Suite {
                 ),
             ));
         }
-        let bytes = std::fs::read(path).map_err(|e| err(None, format!("cannot read the suite: {e}")))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| err(None, format!("cannot read the suite: {e}")))?;
         Suite::parse(path, &bytes)
     }
 
@@ -97,8 +98,15 @@ impl Suite {
             message,
         };
         let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
-            err(Some(line), "the file is not valid UTF-8; save it as UTF-8".into())
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            err(
+                Some(line),
+                "the file is not valid UTF-8; save it as UTF-8".into(),
+            )
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if text.trim().is_empty() {
@@ -108,14 +116,20 @@ impl Suite {
             ));
         }
         let value: Value = serde_json::from_str(text).map_err(|e| {
-            err(Some(e.line()), format!("invalid JSON at column {}: {e}", e.column()))
+            err(
+                Some(e.line()),
+                format!("invalid JSON at column {}: {e}", e.column()),
+            )
         })?;
         // serde_json reports syntax with positions but not where a valid value
         // sits; the AST gives the positions for the semantic checks below.
         let ast = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default())
             .ok()
             .and_then(|r| r.value);
-        let locate = Locator { text, ast: ast.as_ref() };
+        let locate = Locator {
+            text,
+            ast: ast.as_ref(),
+        };
 
         let Value::Object(top) = value else {
             return Err(err(
@@ -141,7 +155,9 @@ impl Suite {
                     if !template.contains("{question}") {
                         return Err(err(
                             line,
-                            format!("prompt template `{key}` has no `{{question}}` placeholder; add it where the question goes"),
+                            format!(
+                                "prompt template `{key}` has no `{{question}}` placeholder; add it where the question goes"
+                            ),
                         ));
                     }
                     prompts.push(Prompt {
@@ -150,7 +166,9 @@ impl Suite {
                     });
                 }
                 (_, other) => {
-                    let hint = if key.eq_ignore_ascii_case("question") || key.eq_ignore_ascii_case("Questions") {
+                    let hint = if key.eq_ignore_ascii_case("question")
+                        || key.eq_ignore_ascii_case("Questions")
+                    {
                         " (did you mean `questions`?)"
                     } else {
                         ""
@@ -181,11 +199,17 @@ impl Suite {
         let Value::Array(items) = questions_value else {
             return Err(err(
                 questions_line,
-                format!("`questions` is {}, it must be a list", type_name(questions_value)),
+                format!(
+                    "`questions` is {}, it must be a list",
+                    type_name(questions_value)
+                ),
             ));
         };
         if items.is_empty() {
-            return Err(err(questions_line, "`questions` is empty; add at least one question".into()));
+            return Err(err(
+                questions_line,
+                "`questions` is empty; add at least one question".into(),
+            ));
         }
 
         let mut questions = Vec::with_capacity(items.len());
@@ -197,7 +221,10 @@ impl Suite {
             if !seen.insert(q.id.clone()) {
                 return Err(err(
                     line,
-                    format!("question {index} has the id `{}`, which an earlier question already uses; ids must be unique", q.id),
+                    format!(
+                        "question {index} has the id `{}`, which an earlier question already uses; ids must be unique",
+                        q.id
+                    ),
                 ));
             }
             questions.push(q);
@@ -232,10 +259,15 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
     let text = |field: &str| -> Result<String, String> {
         match obj.get(field) {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-            Some(Value::String(_)) => Err(format!("question {index} has an empty `{field}`; fill it in")),
+            Some(Value::String(_)) => Err(format!(
+                "question {index} has an empty `{field}`; fill it in"
+            )),
             // A bare number or boolean answer is what the program prints.
             Some(v @ (Value::Number(_) | Value::Bool(_))) if field == "answer" => Ok(v.to_string()),
-            Some(v) => Err(format!("question {index}: `{field}` is {}, it must be a string", type_name(v))),
+            Some(v) => Err(format!(
+                "question {index}: `{field}` is {}, it must be a string",
+                type_name(v)
+            )),
             None => Err(format!("question {index} has no `{field}` field")),
         }
     };
@@ -247,12 +279,22 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
             check_id(id).map_err(|m| format!("question {index}: {m}"))?;
             id.clone()
         }
-        Some(v) => return Err(format!("question {index}: `id` is {}, it must be a string", type_name(v))),
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `id` is {}, it must be a string",
+                type_name(v)
+            ));
+        }
     };
     let kind = match obj.get("kind") {
         None | Some(Value::Null) => None,
         Some(Value::String(k)) => Some(k.clone()),
-        Some(v) => return Err(format!("question {index}: `kind` is {}, it must be a string", type_name(v))),
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `kind` is {}, it must be a string",
+                type_name(v)
+            ));
+        }
     };
     Ok(Question {
         index,
@@ -288,7 +330,10 @@ fn check_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > 64 {
         return Err("`id` must have 1 to 64 characters".into());
     }
-    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         return Err(format!(
             "`id` {id:?} may only use letters, digits, `_` and `-` (it becomes part of test and file names)"
         ));
@@ -301,7 +346,9 @@ fn check_prompt_name(name: &str) -> Result<(), String> {
     let bad = name.is_empty()
         || name.starts_with('.')
         || name.contains("::")
-        || name.chars().any(|c| c.is_control() || c.is_whitespace() || "/\\:*?\"<>|".contains(c));
+        || name
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || "/\\:*?\"<>|".contains(c));
     if bad {
         return Err(format!(
             "prompt name {name:?} cannot be used as a folder and test name; use letters, digits, `_`, `-` or `.` (not first)"
@@ -336,19 +383,32 @@ impl Locator<'_> {
     }
 
     fn top_key_line(&self, key: &str) -> Option<usize> {
-        let prop = self.top()?.properties.iter().find(|p| p.name.as_str() == key)?;
+        let prop = self
+            .top()?
+            .properties
+            .iter()
+            .find(|p| p.name.as_str() == key)?;
         Some(line_of_offset(self.text, prop.range.start))
     }
 
     fn duplicate_top_key(&self) -> Option<(String, usize)> {
         let mut seen = HashSet::new();
         self.top()?.properties.iter().find_map(|p| {
-            (!seen.insert(p.name.as_str())).then(|| (p.name.as_str().to_string(), line_of_offset(self.text, p.range.start)))
+            (!seen.insert(p.name.as_str())).then(|| {
+                (
+                    p.name.as_str().to_string(),
+                    line_of_offset(self.text, p.range.start),
+                )
+            })
         })
     }
 
     fn question_line(&self, i: usize) -> Option<usize> {
-        let prop = self.top()?.properties.iter().find(|p| p.name.as_str() == "questions")?;
+        let prop = self
+            .top()?
+            .properties
+            .iter()
+            .find(|p| p.name.as_str() == "questions")?;
         match &prop.value {
             ast::Value::Array(a) => {
                 let start = match a.elements.get(i)? {
@@ -396,7 +456,10 @@ mod tests {
     #[test]
     fn derived_ids_use_ascii_words_of_mixed_text() {
         assert_eq!(derive_id(1, "實作Two Sum演算法：給定"), "q1_two_sum");
-        assert_eq!(derive_id(2, "修復以下程式碼的縮排問題，然後執行 greet('World')"), "q2_greet_world");
+        assert_eq!(
+            derive_id(2, "修復以下程式碼的縮排問題，然後執行 greet('World')"),
+            "q2_greet_world"
+        );
         assert_eq!(derive_id(3, "找出以下程式碼的bug並修復"), "q3_bug");
         assert_eq!(derive_id(4, "純中文"), "q4");
     }
@@ -417,23 +480,34 @@ mod tests {
 
     #[test]
     fn missing_placeholder_names_prompt_and_line() {
-        let e = error_of("{\n \"p1\": \"A {question}\",\n \"p2\": \"no placeholder\",\n \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}");
+        let e = error_of(
+            "{\n \"p1\": \"A {question}\",\n \"p2\": \"no placeholder\",\n \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}",
+        );
         assert!(e.starts_with("suite.json:3:"), "{e}");
         assert!(e.contains("`p2`") && e.contains("{question}"), "{e}");
     }
 
     #[test]
     fn invalid_json_names_line_and_column() {
-        let e = error_of("{\n \"p1\": \"A {question}\",\n \"questions\": [\n {\"question\": \"q\" \"answer\": \"a\"}]}");
+        let e = error_of(
+            "{\n \"p1\": \"A {question}\",\n \"questions\": [\n {\"question\": \"q\" \"answer\": \"a\"}]}",
+        );
         assert!(e.starts_with("suite.json:4:"), "{e}");
         assert!(e.contains("invalid JSON"), "{e}");
     }
 
     #[test]
     fn empty_answer_and_duplicate_ids_name_the_question_line() {
-        let e = error_of("{\"p\": \"{question}\", \"questions\": [\n{\"question\":\"q\",\"answer\":\"a\"},\n{\"question\":\"q2\",\"answer\":\"  \"}]}");
-        assert!(e.starts_with("suite.json:3:") && e.contains("empty `answer`"), "{e}");
-        let e = error_of("{\"p\": \"{question}\", \"questions\": [\n{\"id\":\"x\",\"question\":\"q\",\"answer\":\"a\"},\n{\"id\":\"x\",\"question\":\"q2\",\"answer\":\"b\"}]}");
+        let e = error_of(
+            "{\"p\": \"{question}\", \"questions\": [\n{\"question\":\"q\",\"answer\":\"a\"},\n{\"question\":\"q2\",\"answer\":\"  \"}]}",
+        );
+        assert!(
+            e.starts_with("suite.json:3:") && e.contains("empty `answer`"),
+            "{e}"
+        );
+        let e = error_of(
+            "{\"p\": \"{question}\", \"questions\": [\n{\"id\":\"x\",\"question\":\"q\",\"answer\":\"a\"},\n{\"id\":\"x\",\"question\":\"q2\",\"answer\":\"b\"}]}",
+        );
         assert!(e.starts_with("suite.json:3:") && e.contains("`x`"), "{e}");
     }
 
@@ -441,19 +515,32 @@ mod tests {
     fn structural_errors_are_explained() {
         assert!(error_of("").contains("empty"));
         assert!(error_of("[]").contains("JSON object"));
-        assert!(error_of("{\"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}").contains("no prompt templates"));
+        assert!(
+            error_of("{\"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}")
+                .contains("no prompt templates")
+        );
         assert!(error_of("{\"p\": \"{question}\"}").contains("no `questions`"));
         assert!(error_of("{\"p\": \"{question}\", \"questions\": []}").contains("empty"));
-        assert!(error_of("{\"p\": \"{question}\", \"question\": []}").contains("did you mean `questions`"));
+        assert!(
+            error_of("{\"p\": \"{question}\", \"question\": []}")
+                .contains("did you mean `questions`")
+        );
         assert!(error_of("{\"p\": \"{question}\", \"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}").contains("twice"));
-        assert!(error_of("{\"a/b\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}").contains("folder"));
+        assert!(
+            error_of(
+                "{\"a/b\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}"
+            )
+            .contains("folder")
+        );
         let e = Suite::parse(Path::new("s.json"), b"{\"p\": \"\xff{question}\"}").unwrap_err();
         assert!(e.to_string().contains("UTF-8"), "{e}");
     }
 
     #[test]
     fn numeric_answers_are_accepted() {
-        let s = parse("{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":0}]}").unwrap();
+        let s =
+            parse("{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":0}]}")
+                .unwrap();
         assert_eq!(s.questions[0].answer, "0");
     }
 }

@@ -19,7 +19,13 @@ struct Case {
     expect: Vec<&'static str>,
 }
 
-fn case(name: &'static str, toml: &'static str, suite: Option<&str>, env: &[(&'static str, &str)], expect: &[&'static str]) -> Case {
+fn case(
+    name: &'static str,
+    toml: &'static str,
+    suite: Option<&str>,
+    env: &[(&'static str, &str)],
+    expect: &[&'static str],
+) -> Case {
     Case {
         name,
         toml,
@@ -32,7 +38,7 @@ fn case(name: &'static str, toml: &'static str, suite: Option<&str>, env: &[(&'s
 fn corpus() -> Vec<Case> {
     let q = GOOD_QUESTIONS;
     let mut huge = String::from("{\"p\": \"{question}\", \"questions\": [");
-    huge.push_str(&"{\"question\": \"x\", \"answer\": \"1\"},".repeat(1));
+    huge.push_str("{\"question\": \"x\", \"answer\": \"1\"},");
     huge.push_str(&" ".repeat(65 << 20));
     huge.push_str("]}");
     vec![
@@ -117,10 +123,21 @@ fn every_bad_input_exits_2_with_a_located_message() {
             && !all.contains("panicked")
             && !run.stdout.contains("test ");
         if !ok {
-            failures.push(format!("{}: status {:?}\nstderr: {}\nstdout: {}", c.name, run.status, run.stderr.trim(), run.stdout.trim()));
+            failures.push(format!(
+                "{}: status {:?}\nstderr: {}\nstdout: {}",
+                c.name,
+                run.status,
+                run.stderr.trim(),
+                run.stdout.trim()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} case(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]

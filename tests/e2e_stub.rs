@@ -59,7 +59,11 @@ fn spec_example_two_of_three_gives_66_7_percent_everywhere() {
     assert_eq!(summary["prompt_count"], 3);
     assert!(run.stdout.contains("| prompt1"), "{}", run.stdout);
     assert!(run.stdout.contains("66.7%"), "{}", run.stdout);
-    assert!(run.stdout.contains("最佳 Prompt: prompt1"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("最佳 Prompt: prompt1"),
+        "{}",
+        run.stdout
+    );
 
     // Nine chat calls, one per case, with the spec's options.
     let chats = server.requests_to("/api/chat");
@@ -76,7 +80,12 @@ fn spec_example_two_of_three_gives_66_7_percent_everywhere() {
     let q3 = std::fs::read_to_string(dir.join("prompt2/question_3.py")).unwrap();
     assert!(q3.contains("❌ FAILED"), "{q3}");
     assert!(q3.contains("ZeroDivisionError"), "{q3}");
-    for f in ["report/detailed_report.json", "report/summary.csv", "quick_view.html", "journal.jsonl"] {
+    for f in [
+        "report/detailed_report.json",
+        "report/summary.csv",
+        "quick_view.html",
+        "journal.jsonl",
+    ] {
         assert!(dir.join(f).is_file(), "{f} missing in {}", dir.display());
     }
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
@@ -96,12 +105,26 @@ fn question_three_carries_questions_one_and_two_in_its_history() {
         .map(|r| r.last_user_message().unwrap().to_string())
         .find(|m| m.ends_with("calculate_average([])：\n```python\ndef calculate_average(numbers):\n    total = 0\n    for num in numbers:\n        total += num\n    average = total / len(numbers)\n    return average\n```"))
         .expect("the request for question 3");
-    assert!(third.starts_with("請仔細分析問題並提供最佳解法：\n\n之前的學習經驗：\n\n問題1: 實作Two Sum演算法"), "{third}");
-    assert!(third.contains("我的回答: def two_sum(nums, target):"), "{third}");
-    assert!(third.contains("結果: ✅ PASSED (期望: [0, 1], 實際: [0, 1])"), "{third}");
+    assert!(
+        third.starts_with(
+            "請仔細分析問題並提供最佳解法：\n\n之前的學習經驗：\n\n問題1: 實作Two Sum演算法"
+        ),
+        "{third}"
+    );
+    assert!(
+        third.contains("我的回答: def two_sum(nums, target):"),
+        "{third}"
+    );
+    assert!(
+        third.contains("結果: ✅ PASSED (期望: [0, 1], 實際: [0, 1])"),
+        "{third}"
+    );
     assert!(third.contains("問題2: 修復以下程式碼的縮排問題"), "{third}");
     assert!(third.contains("結果: ✅ PASSED (期望: Hello, World!\\nWelcome to Python!, 實際: Hello, World!\\nWelcome to Python!)"), "{third}");
-    assert!(third.contains("\n---\n現在請解決新問題：找出以下程式碼的bug"), "{third}");
+    assert!(
+        third.contains("\n---\n現在請解決新問題：找出以下程式碼的bug"),
+        "{third}"
+    );
     // The first question of the chain has no history.
     let first = chats[0].last_user_message().unwrap();
     assert!(!first.contains("之前的學習經驗"), "{first}");
@@ -112,12 +135,27 @@ fn prompt_filter_runs_only_that_prompt() {
     let server = StubServer::start(two_of_three);
     let s = scratch("");
     let run = s.prompts(&["prompt1"], &[("OLLAMA_HOST", &server.url())]);
-    assert!(run.stdout.contains("3 passed") || run.stdout.contains("2 passed; 1 failed"), "{}", run.both());
-    let names: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("test ")).collect();
+    assert!(
+        run.stdout.contains("3 passed") || run.stdout.contains("2 passed; 1 failed"),
+        "{}",
+        run.both()
+    );
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("test "))
+        .collect();
     assert_eq!(names.len(), 3, "{}", run.stdout);
-    assert!(names.iter().all(|l| l.starts_with("test prompt1::")), "{names:?}");
+    assert!(
+        names.iter().all(|l| l.starts_with("test prompt1::")),
+        "{names:?}"
+    );
     let summary = s.summary();
-    let prompts: Vec<&String> = summary["prompt_results"].as_object().unwrap().keys().collect();
+    let prompts: Vec<&String> = summary["prompt_results"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(prompts, ["prompt1"]);
     assert_eq!(server.requests_to("/api/chat").len(), 3);
 }
@@ -127,9 +165,16 @@ fn list_shows_every_case_and_contacts_no_server() {
     let s = scratch("rounds = 2\n");
     let run = s.prompts(&["--list"], &[("OLLAMA_HOST", "127.0.0.1:9")]);
     assert_eq!(run.status, Some(0), "{}", run.both());
-    let cases: Vec<&str> = run.stdout.lines().filter(|l| l.ends_with(": test")).collect();
+    let cases: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.ends_with(": test"))
+        .collect();
     assert_eq!(cases.len(), 18, "{}", run.stdout);
-    assert!(cases.contains(&"prompt3::q1_two_sum::r2: test"), "{cases:?}");
+    assert!(
+        cases.contains(&"prompt3::q1_two_sum::r2: test"),
+        "{cases:?}"
+    );
     assert_eq!(s.run_dirs(), 0, "listing must not create a run folder");
 }
 
@@ -137,10 +182,23 @@ fn list_shows_every_case_and_contacts_no_server() {
 fn question_id_filter_and_skip() {
     let server = StubServer::start(two_of_three);
     let s = scratch("");
-    let run = s.prompts(&["two_sum", "--skip", "prompt3"], &[("OLLAMA_HOST", &server.url())]);
+    let run = s.prompts(
+        &["two_sum", "--skip", "prompt3"],
+        &[("OLLAMA_HOST", &server.url())],
+    );
     assert_eq!(run.status, Some(0), "{}", run.both());
-    let names: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("test ")).collect();
-    assert_eq!(names, ["test prompt1::q1_two_sum::r1 ... ok", "test prompt2::q1_two_sum::r1 ... ok"]);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("test "))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "test prompt1::q1_two_sum::r1 ... ok",
+            "test prompt2::q1_two_sum::r1 ... ok"
+        ]
+    );
 }
 
 #[test]
@@ -151,34 +209,62 @@ fn gate_fails_below_threshold_and_passes_at_or_above() {
     assert_eq!(run.status, Some(101), "{}", run.both());
     let tail: Vec<&str> = run.stdout.lines().rev().take(4).collect();
     assert!(
-        tail.iter().any(|l| l.contains("gate: prompt2 FAILED: accuracy 66.7% is below the threshold 80.0%")),
+        tail.iter().any(
+            |l| l.contains("gate: prompt2 FAILED: accuracy 66.7% is below the threshold 80.0%")
+        ),
         "{}",
         run.stdout
     );
-    assert!(run.stdout.lines().last().unwrap().contains("1 of 3"), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().last().unwrap().contains("1 of 3"),
+        "{}",
+        run.stdout
+    );
 
-    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_MIN_ACCURACY", "60")]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_MIN_ACCURACY", "60"),
+        ],
+    );
     // PROMPTEVAL_MIN_ACCURACY replaces min_accuracy; prompt2's own 80 still applies.
     assert_eq!(run.status, Some(101), "{}", run.both());
 
     let s = scratch("[gate]\nmin_accuracy = 66.7\n");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(0), "{}", run.both());
-    assert!(run.stdout.contains("gate: passed (3 prompt(s) checked)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("gate: passed (3 prompt(s) checked)"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn unreachable_server_is_one_clear_error_before_any_case() {
     // Bind then drop: a port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let s = scratch("");
     let host = format!("127.0.0.1:{port}");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &host)]);
     assert_eq!(run.status, Some(2), "{}", run.both());
-    assert!(run.stderr.contains(&format!("http://127.0.0.1:{port}")), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("http://127.0.0.1:{port}")),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("ollama serve"), "{}", run.stderr);
     assert!(run.stderr.contains("OLLAMA_HOST"), "{}", run.stderr);
-    assert!(!run.stdout.contains("test prompt"), "no case may run: {}", run.stdout);
+    assert!(
+        !run.stdout.contains("test prompt"),
+        "no case may run: {}",
+        run.stdout
+    );
     assert_eq!(s.run_dirs(), 0);
 }
 
@@ -186,26 +272,44 @@ fn unreachable_server_is_one_clear_error_before_any_case() {
 fn missing_model_names_ollama_pull() {
     let server = StubServer::start(two_of_three);
     let s = scratch("");
-    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_MODEL", "nosuch:7b")]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_MODEL", "nosuch:7b"),
+        ],
+    );
     assert_eq!(run.status, Some(2), "{}", run.both());
-    assert!(run.stderr.contains("ollama pull nosuch:7b"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("ollama pull nosuch:7b"),
+        "{}",
+        run.stderr
+    );
     assert!(server.requests_to("/api/chat").is_empty());
 }
 
 #[test]
 fn api_failures_are_recorded_on_the_case_and_the_run_goes_on() {
-    let server = StubServer::start(|req| match req.path.as_str() {
+    let server = StubServer::start(|req| {
+        match req.path.as_str() {
         "/api/chat" if req.last_user_message().unwrap_or("").ends_with("'World')：\n```python\ndef greet(name):\nprint(f'Hello, {name}!')\nif name == 'World':\nprint('Welcome to Python!')\nelse:\nprint('Nice to meet you!')\n```") => {
             Behaviour::Status(500, "{\"error\":\"boom\"}".into())
         }
         _ => two_of_three(req),
+    }
     });
     let s = scratch("[llm]\nretries = 1\nbackoff_ms = 10\n");
     let run = s.prompts(&["prompt1"], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
-    assert_eq!(summary["prompt_results"]["prompt1"]["error_breakdown"]["api_error"], 1, "{summary}");
-    assert_eq!(summary["prompt_results"]["prompt1"]["correct_answers"], 1, "{summary}");
+    assert_eq!(
+        summary["prompt_results"]["prompt1"]["error_breakdown"]["api_error"], 1,
+        "{summary}"
+    );
+    assert_eq!(
+        summary["prompt_results"]["prompt1"]["correct_answers"], 1,
+        "{summary}"
+    );
     // One try plus one retry for the failing case, one call each for the others.
     assert_eq!(server.requests_to("/api/chat").len(), 4);
 }
@@ -215,7 +319,11 @@ fn bad_environment_value_exits_2_naming_the_variable() {
     let s = scratch("");
     let run = s.prompts(&[], &[("PROMPTEVAL_ROUNDS", "abc")]);
     assert_eq!(run.status, Some(2), "{}", run.both());
-    assert!(run.stderr.contains("PROMPTEVAL_ROUNDS=\"abc\""), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("PROMPTEVAL_ROUNDS=\"abc\""),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 
@@ -223,7 +331,10 @@ fn bad_environment_value_exits_2_naming_the_variable() {
 fn several_rounds_report_mean_and_spread() {
     let server = StubServer::start(two_of_three);
     let s = scratch("");
-    let run = s.prompts(&["prompt3"], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_ROUNDS", "2")]);
+    let run = s.prompts(
+        &["prompt3"],
+        &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_ROUNDS", "2")],
+    );
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
     let r = &summary["prompt_results"]["prompt3"];

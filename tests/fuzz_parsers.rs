@@ -4,23 +4,58 @@
 
 use std::path::Path;
 
-use proptest::prelude::*;
 use prompteval::extract::{Source, extract};
 use prompteval::suite::Suite;
+use proptest::prelude::*;
 
 /// Text biased towards the syntax the parsers care about.
 fn jsonish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "{", "}", "[", "]", ":", ",", "\"", "\"questions\"", "\"question\"", "\"answer\"", "\"id\"",
-        "\"p\"", "\"{question}\"", "0", "-1e999", "null", "true", "\\u0000", "\\", "\n", " ", "é", "\u{feff}",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ",",
+        "\"",
+        "\"questions\"",
+        "\"question\"",
+        "\"answer\"",
+        "\"id\"",
+        "\"p\"",
+        "\"{question}\"",
+        "0",
+        "-1e999",
+        "null",
+        "true",
+        "\\u0000",
+        "\\",
+        "\n",
+        " ",
+        "é",
+        "\u{feff}",
     ]);
     prop::collection::vec(atoms, 0..60).prop_map(|v| v.concat())
 }
 
 fn replyish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "```", "```python", "```py", "````", "~~~", "\n", "\r\n", "print(1)", "<think>", "</think>", " ", "`",
-        "text", "```bash", "\u{1F600}", "\t",
+        "```",
+        "```python",
+        "```py",
+        "````",
+        "~~~",
+        "\n",
+        "\r\n",
+        "print(1)",
+        "<think>",
+        "</think>",
+        " ",
+        "`",
+        "text",
+        "```bash",
+        "\u{1F600}",
+        "\t",
     ]);
     prop::collection::vec(atoms, 0..50).prop_map(|v| v.concat())
 }

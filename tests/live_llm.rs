@@ -24,7 +24,9 @@ fn live_url() -> Option<String> {
                 std::env::var_os("CI").is_none(),
                 "CI must run the live tests: start scripts/local-llm.sh and set PROMPTEVAL_LIVE_BASE_URL"
             );
-            eprintln!("skipped: set PROMPTEVAL_LIVE_BASE_URL (see scripts/local-llm.sh) to run the live tests");
+            eprintln!(
+                "skipped: set PROMPTEVAL_LIVE_BASE_URL (see scripts/local-llm.sh) to run the live tests"
+            );
             None
         }
     }
@@ -56,8 +58,19 @@ fn really_prints(code: &str) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("main.py");
     std::fs::write(&file, code).unwrap();
-    let out = Command::new("python3").arg("-I").arg(&file).current_dir(dir.path()).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n").trim().to_string())
+    let out = Command::new("python3")
+        .arg("-I")
+        .arg(&file)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout)
+            .replace("\r\n", "\n")
+            .trim()
+            .to_string(),
+    )
 }
 
 fn all_files_text(dir: &Path) -> String {
@@ -86,7 +99,11 @@ fn live_run_is_real_consistent_and_reproducible() {
     let Some(url) = live_url() else { return };
     let s = Scratch::new(&format!("suite = \"{}\"\n", example_suite().display()));
     let first = live_run(&s, &url, &[]);
-    assert!(matches!(first.status, Some(0) | Some(101)), "{}", first.both());
+    assert!(
+        matches!(first.status, Some(0) | Some(101)),
+        "{}",
+        first.both()
+    );
     let dir = s.run_dir();
     let records = journal(&dir);
     assert_eq!(records.len(), 9, "{}", first.both());
@@ -100,31 +117,65 @@ fn live_run_is_real_consistent_and_reproducible() {
         let verdict = r["verdict"].as_str().unwrap();
         let expected = r["expected"].as_str().unwrap().trim();
         if verdict == "correct" {
-            assert!(ok && stdout == expected, "{name}: judged correct but prints {stdout:?}");
+            assert!(
+                ok && stdout == expected,
+                "{name}: judged correct but prints {stdout:?}"
+            );
         } else if verdict == "wrong_answer" {
-            assert!(ok && stdout != expected, "{name}: judged wrong but prints {stdout:?} (ok={ok})");
+            assert!(
+                ok && stdout != expected,
+                "{name}: judged wrong but prints {stdout:?} (ok={ok})"
+            );
         } else {
             assert!(!ok, "{name}: judged {verdict} but the program succeeded");
         }
     }
-    for f in ["summary.json", "quick_view.html", "report/detailed_report.json", "report/summary.csv", "prompt1/question_1.py"] {
+    for f in [
+        "summary.json",
+        "quick_view.html",
+        "report/detailed_report.json",
+        "report/summary.csv",
+        "prompt1/question_1.py",
+    ] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
     let text = all_files_text(&dir) + &first.both();
-    assert!(!text.contains(KEY_CANARY), "the API key leaked into the run folder or the logs");
+    assert!(
+        !text.contains(KEY_CANARY),
+        "the API key leaked into the run folder or the logs"
+    );
 
     // Same cases again: byte-identical replies (temperature 0, fixed seed, one slot).
     let second = live_run(&s, &url, &[]);
-    assert!(matches!(second.status, Some(0) | Some(101)), "{}", second.both());
-    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(
+        matches!(second.status, Some(0) | Some(101)),
+        "{}",
+        second.both()
+    );
+    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     dirs.sort();
     let again = journal(&dirs[1]);
     let replies = |rs: &[serde_json::Value]| {
-        let mut v: Vec<(String, String)> = rs.iter().map(|r| (r["name"].as_str().unwrap().to_string(), r["reply"].as_str().unwrap().to_string())).collect();
+        let mut v: Vec<(String, String)> = rs
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["reply"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
         v.sort();
         v
     };
-    assert_eq!(replies(&records), replies(&again), "two runs of the same cases gave different replies");
+    assert_eq!(
+        replies(&records),
+        replies(&again),
+        "two runs of the same cases gave different replies"
+    );
     assert!(!second.both().contains(KEY_CANARY));
 }
 
@@ -132,9 +183,20 @@ fn live_run_is_real_consistent_and_reproducible() {
 fn wrong_model_name_is_one_clear_error() {
     let Some(url) = live_url() else { return };
     let s = Scratch::new(&format!("suite = \"{}\"\n", example_suite().display()));
-    let run = s.prompts(&[], &[("PROMPTEVAL_BACKEND", "openai"), ("PROMPTEVAL_BASE_URL", &url), ("PROMPTEVAL_MODEL", "no-such-model:7b")]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("PROMPTEVAL_BACKEND", "openai"),
+            ("PROMPTEVAL_BASE_URL", &url),
+            ("PROMPTEVAL_MODEL", "no-such-model:7b"),
+        ],
+    );
     assert_eq!(run.status, Some(2), "{}", run.both());
     assert!(run.stderr.contains("no-such-model:7b"), "{}", run.stderr);
-    assert!(run.stderr.contains(MODEL), "the message should list the served model: {}", run.stderr);
+    assert!(
+        run.stderr.contains(MODEL),
+        "the message should list the served model: {}",
+        run.stderr
+    );
     assert!(!run.stdout.contains("test prompt"), "{}", run.stdout);
 }

@@ -64,7 +64,8 @@ impl Scratch {
     }
 
     pub fn summary(&self) -> serde_json::Value {
-        let text = std::fs::read_to_string(self.run_dir().join("summary.json")).expect("summary.json");
+        let text =
+            std::fs::read_to_string(self.run_dir().join("summary.json")).expect("summary.json");
         serde_json::from_str(&text).expect("summary.json is JSON")
     }
 
@@ -76,7 +77,11 @@ impl Scratch {
             .args(["test", "--quiet", "--test", "prompts", "--"])
             .args(args);
         for (k, _) in std::env::vars() {
-            if k.starts_with("PROMPTEVAL_") || k.starts_with("OLLAMA_") || k.starts_with("INSTA_") || k == "OPENAI_API_KEY" {
+            if k.starts_with("PROMPTEVAL_")
+                || k.starts_with("OLLAMA_")
+                || k.starts_with("INSTA_")
+                || k == "OPENAI_API_KEY"
+            {
                 cmd.env_remove(k);
             }
         }
@@ -86,7 +91,11 @@ impl Scratch {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let Output { status, stdout, stderr } = cmd.output().expect("cargo runs");
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = cmd.output().expect("cargo runs");
         Run {
             status: status.code(),
             stdout: String::from_utf8_lossy(&stdout).into_owned(),
