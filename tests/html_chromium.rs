@@ -1,0 +1,86 @@
+//! quick_view.html in a real headless Chromium: nothing the model or the
+//! suite says may execute. The run goes through the real harness against a
+//! stub model whose replies (and a suite whose question) carry script
+//! injections; each payload would set the page title to a marker built at run
+//! time, so the marker can only appear in the DOM if a payload ran.
+
+#[path = "support/prompts_cli.rs"]
+mod prompts_cli;
+#[path = "support/stub_server.rs"]
+mod stub_server;
+
+use std::path::Path;
+use std::process::Command;
+
+use prompts_cli::Scratch;
+use stub_server::{Behaviour, STUB_MODEL, StubServer};
+
+const HOSTILE_REPLY: &str = r#"<img src=x onerror="document.title='XSS'+'FIRED'">
+</script><script>document.title='XSS'+'FIRED'</script>
+[click me](javascript:document.title='XSS'+'FIRED') <a href="javascript:document.title='XSS'+'FIRED'">link</a>
+<iframe src="javascript:parent.document.title='XSS'+'FIRED'"></iframe>
+```python
+print('</script><script>document.title="XSS"+"FIRED"</script>')
+```"#;
+
+fn chromium() -> Option<&'static str> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install chromium (apt-get install chromium)");
+        eprintln!("skipped: no chromium on this machine");
+    }
+    found
+}
+
+fn dump_dom(browser: &str, page: &Path) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium starts");
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn hostile_replies_and_questions_render_as_inert_text() {
+    let Some(browser) = chromium() else { return };
+    let server = StubServer::start(|req| match req.path.as_str() {
+        "/api/chat" => Behaviour::Reply(HOSTILE_REPLY.into()),
+        _ => Behaviour::Default,
+    });
+    let s = Scratch::new(&format!("model = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n"));
+    let suite = s.write(
+        "suite.json",
+        r#"{"plain": "Solve: {question}",
+            "questions": [{"id": "inject", "question": "Print <b>bold</b> <script>document.title='XSS'+'FIRED'</script>", "answer": "x"}]}"#,
+    );
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_SUITE", suite.to_str().unwrap())]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let page = s.run_dir().join("quick_view.html");
+    let dom = dump_dom(browser, &page);
+
+    assert!(!dom.contains("XSSFIRED"), "a payload executed:\n{dom}");
+    assert!(!dom.contains("<script"), "a script element made it into the DOM");
+    assert!(!dom.contains("<iframe"), "an iframe made it into the DOM");
+    assert!(!dom.contains("<img"), "an img element made it into the DOM");
+    assert!(!dom.contains("href=\"javascript:"), "a javascript: link became a link");
+    // The payloads are there, as text the user can read.
+    assert!(dom.contains("&lt;script&gt;document.title='XSS'+'FIRED'&lt;/script&gt;"), "{dom}");
+    assert!(dom.contains("&lt;b&gt;bold&lt;/b&gt;"), "{dom}");
+    assert!(dom.contains("plain"), "the prompt's section is missing");
+}
