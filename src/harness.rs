@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed, FormatSetting, Trial};
 use serde::{Deserialize, Serialize};
@@ -311,17 +312,30 @@ fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial
     let state = state.clone();
     let case = case.clone();
     Trial::test(case.test_name(), move || {
-        let result =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.run_case(&case)));
-        match result {
-            Ok(Some(record)) => verdict_outcome(&record).map_err(Failed::from),
-            Ok(None) => Err("not run: the run was interrupted".into()),
-            Err(_) => {
-                state.mark_done(&case, None);
-                Err(
-                    "the harness panicked on this case; please report it with the journal line"
-                        .into(),
-                )
+        // The case runs on its own thread so that an interrupt can abandon it
+        // at once: a model call may block for its whole timeout. An abandoned
+        // case that still finishes is journaled, so a resume keeps it.
+        let (tx, rx) = mpsc::channel();
+        let worker_state = state.clone();
+        let worker_case = case.clone();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker_state.run_case(&worker_case)));
+            if result.is_err() {
+                worker_state.mark_done(&worker_case, None);
+            }
+            let _ = tx.send(result);
+        });
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(Ok(Some(record))) => return verdict_outcome(&record).map_err(Failed::from),
+                Ok(Ok(None)) => return Err("not run: the run was interrupted".into()),
+                Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err("the harness panicked on this case; please report it with the journal line".into());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if state.interrupted.load(Ordering::SeqCst) => {
+                    return Err("abandoned: the run was interrupted".into());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
         }
     })

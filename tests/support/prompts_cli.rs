@@ -108,3 +108,62 @@ impl Scratch {
 pub fn example_suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/example.json")
 }
+
+/// The built `prompts` test binary, for tests that must signal the harness
+/// process itself (signals sent to `cargo` would not reach it reliably).
+pub fn prompts_binary() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new(env!("CARGO"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["test", "--test", "prompts", "--no-run", "--message-format=json"])
+            .output()
+            .expect("cargo runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["target"]["name"] == "prompts")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the prompts test executable")
+    })
+    .clone()
+}
+
+impl Scratch {
+    /// The harness binary as a child process (not waited for).
+    pub fn spawn_prompts(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = Command::new(prompts_binary());
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PROMPTEVAL_") || k.starts_with("OLLAMA_") || k.starts_with("INSTA_") || k == "OPENAI_API_KEY" {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml")).env("CI", "true");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        cmd.spawn().expect("the prompts binary starts")
+    }
+
+    /// Lines in the run folder's journal (0 when there is none yet).
+    pub fn journal_lines(&self) -> usize {
+        let Ok(rd) = std::fs::read_dir(self.path().join("result")) else { return 0 };
+        rd.filter_map(Result::ok)
+            .map(|e| std::fs::read_to_string(e.path().join("journal.jsonl")).unwrap_or_default().lines().count())
+            .sum()
+    }
+}
+
+/// Polls `cond` every 50 ms for up to `secs` seconds.
+pub fn wait_until(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    cond()
+}
