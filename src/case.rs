@@ -190,7 +190,10 @@ mod tests {
 
     #[test]
     fn names_put_prompt_first_and_round_last() {
-        assert_eq!(id("prompt1", "q1_two_sum").test_name(), "prompt1::q1_two_sum::r2");
+        assert_eq!(
+            id("prompt1", "q1_two_sum").test_name(),
+            "prompt1::q1_two_sum::r2"
+        );
         assert_eq!(
             id("prompt1", "q1_two_sum").snapshot_name(),
             "prompt1__q1_two_sum__r2"

@@ -311,7 +311,10 @@ impl Config {
                 })?;
                 let text = String::from_utf8(bytes).map_err(|e| ConfigError::File {
                     path: path.clone(),
-                    line: Some(line_of_offset_bytes(e.as_bytes(), e.utf8_error().valid_up_to())),
+                    line: Some(line_of_offset_bytes(
+                        e.as_bytes(),
+                        e.utf8_error().valid_up_to(),
+                    )),
                     message: "the file is not valid UTF-8; save it as UTF-8".into(),
                 })?;
                 let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -384,11 +387,14 @@ impl Config {
             self.result_dir = cwd.join(v);
         }
         if let Some(v) = get("PROMPTEVAL_MIN_ACCURACY") {
-            self.gate.min_accuracy = Some(parse_percent(&v).ok_or_else(|| ConfigError::Env {
-                var: "PROMPTEVAL_MIN_ACCURACY",
-                value: v.clone(),
-                message: "expected a percentage between 0 and 100, e.g. PROMPTEVAL_MIN_ACCURACY=75"
-                    .into(),
+            self.gate.min_accuracy = Some(parse_percent(&v).ok_or_else(|| {
+                ConfigError::Env {
+                    var: "PROMPTEVAL_MIN_ACCURACY",
+                    value: v.clone(),
+                    message:
+                        "expected a percentage between 0 and 100, e.g. PROMPTEVAL_MIN_ACCURACY=75"
+                            .into(),
+                }
             })?);
         }
         if let Some(v) = get("PROMPTEVAL_BACKEND") {
@@ -594,7 +600,11 @@ mod tests {
 
     #[test]
     fn unknown_key_names_its_line() {
-        let e = load(&[("X", "")], Some("model = \"m\"\n\n[llm]\ntemprature = 0.5\n")).unwrap_err();
+        let e = load(
+            &[("X", "")],
+            Some("model = \"m\"\n\n[llm]\ntemprature = 0.5\n"),
+        )
+        .unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("harness.toml:4:"), "{msg}");
         assert!(msg.contains("temprature"), "{msg}");
@@ -609,13 +619,19 @@ mod tests {
     #[test]
     fn ollama_host_forms() {
         assert_eq!(normalise_ollama_host("localhost"), "http://localhost:11434");
-        assert_eq!(normalise_ollama_host("0.0.0.0:8080"), "http://127.0.0.1:8080");
+        assert_eq!(
+            normalise_ollama_host("0.0.0.0:8080"),
+            "http://127.0.0.1:8080"
+        );
         assert_eq!(normalise_ollama_host(":9999"), "http://127.0.0.1:9999");
         assert_eq!(
             normalise_ollama_host("https://ollama.example.com/"),
             "https://ollama.example.com:443"
         );
-        assert_eq!(normalise_ollama_host("http://10.0.0.2:11434"), "http://10.0.0.2:11434");
+        assert_eq!(
+            normalise_ollama_host("http://10.0.0.2:11434"),
+            "http://10.0.0.2:11434"
+        );
     }
 
     #[test]
