@@ -553,7 +553,10 @@ impl Outcome {
     /// Prefers the program's own wait status (reported by pid 1) over the
     /// status of the process the harness started.
     fn new(status: ExitStatus, program: Option<i32>, timed_out: bool) -> Outcome {
-        let status = program.map(ExitStatus::from_raw).unwrap_or(status);
+        // Killed on timeout before it could report: the harness's SIGKILL.
+        let killed = ExitStatus::from_raw(libc::SIGKILL);
+        let fallback = if timed_out { killed } else { status };
+        let status = program.map(ExitStatus::from_raw).unwrap_or(fallback);
         let signal = status.signal();
         Outcome {
             exit_code: if signal.is_some() {
