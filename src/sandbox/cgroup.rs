@@ -31,6 +31,7 @@ impl RunCgroup {
     pub fn create() -> Result<RunCgroup, String> {
         let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
         let parent = pids_cgroup_dir(&own).ok_or("no pids cgroup controller is mounted")?;
+        super::remove_stale(&parent, "prompteval-", |p| fs::remove_dir(p));
         let dir = parent.join(format!(
             "prompteval-{}-{}",
             std::process::id(),

@@ -138,8 +138,13 @@ impl Sandbox {
     /// Resolves the interpreter once and probes which isolation works here.
     pub fn new(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
         let python = interpreter::resolve(&config.python)?;
+        // A sandbox kept in a static (tests) is never dropped: folders of
+        // finished processes are removed here instead.
+        remove_stale(&std::env::temp_dir(), "prompteval-sandbox-", |p| {
+            std::fs::remove_dir_all(p)
+        });
         let cases = tempfile::Builder::new()
-            .prefix("prompteval-sandbox-")
+            .prefix(&format!("prompteval-sandbox-{}-", std::process::id()))
             .tempdir()
             .map_err(|e| {
                 error(format!(
@@ -320,7 +325,7 @@ impl Sandbox {
         code: &str,
         folder: &Path,
         cgroup: Option<&CaseCgroup>,
-    ) -> Result<(Command, Option<std::io::PipeReader>), SandboxError> {
+    ) -> Result<(Command, Option<File>), SandboxError> {
         let mut command = Command::new(&self.python.executable);
         command
             .args(interpreter_args(&self.python))
@@ -351,13 +356,12 @@ impl Sandbox {
         code: &str,
         folder: &Path,
         cgroup: Option<&CaseCgroup>,
-    ) -> Result<(ChildPlan, Option<std::io::PipeReader>), SandboxError> {
+    ) -> Result<(ChildPlan, Option<File>), SandboxError> {
         let folder_c = CString::new(folder.as_os_str().as_bytes())
             .map_err(|_| error(format!("case folder {} contains NUL", folder.display())))?;
         let (namespaces, report) = if mode.namespaces {
-            let (reader, writer) =
-                std::io::pipe().map_err(|e| error(format!("cannot create a pipe: {e}")))?;
-            let plan = NamespacePlan::new(mode.tmpfs.then(|| self.tmpfs_options()), writer.into());
+            let (reader, writer) = report_pipe()?;
+            let plan = NamespacePlan::new(mode.tmpfs.then(|| self.tmpfs_options()), writer);
             (Some(plan), Some(reader))
         } else {
             (None, None)
@@ -396,11 +400,7 @@ impl Sandbox {
     }
 
     /// Waits for the case, killing it on timeout; returns how it ended.
-    fn wait(
-        &self,
-        mut child: Child,
-        report: Option<std::io::PipeReader>,
-    ) -> Result<Outcome, SandboxError> {
+    fn wait(&self, mut child: Child, report: Option<File>) -> Result<Outcome, SandboxError> {
         let mut report = report.map(Report::new);
         let pid_one = report.as_mut().and_then(Report::pid_one);
         let waited = child
@@ -443,21 +443,7 @@ impl Sandbox {
 
     fn describe(&self, f: &probe::Findings, mut warnings: Vec<String>) -> Isolation {
         let m = self.mode;
-        let network = if f.loopback == "ok" {
-            warnings.push("the program can reach the host's network".into());
-            "host network (not isolated)".to_string()
-        } else if m.namespaces {
-            format!(
-                "none (network namespace: loopback down; connect to 127.0.0.1: {})",
-                f.loopback
-            )
-        } else {
-            warnings.push("no network namespace: only TCP is blocked (by landlock)".into());
-            format!(
-                "TCP blocked by landlock only ({}); UDP and others not isolated",
-                f.loopback
-            )
-        };
+        let network = self.describe_network(f, &mut warnings);
         let filesystem = if f.canary != "ok" && f.tmp != "ok" && f.write_cwd == "ok" {
             let folder = if m.tmpfs {
                 format!(
@@ -511,6 +497,32 @@ impl Sandbox {
             environment,
             limits: self.limits.describe(&self.config),
             warnings,
+        }
+    }
+
+    fn describe_network(&self, f: &probe::Findings, warnings: &mut Vec<String>) -> String {
+        let tcp = if self.mode.landlock.is_some() {
+            "; TCP connect/bind also denied by landlock"
+        } else {
+            ""
+        };
+        if f.loopback == "ok" || f.udp == "ok" {
+            warnings.push("the program can reach the host's network".into());
+            format!(
+                "host network (not isolated: TCP {}, UDP {})",
+                f.loopback, f.udp
+            )
+        } else if self.mode.namespaces {
+            format!(
+                "none (network namespace: loopback down, UDP to 127.0.0.1: {}{tcp})",
+                f.udp
+            )
+        } else {
+            warnings.push("no network namespace: only TCP is blocked (by landlock)".into());
+            format!(
+                "TCP blocked by landlock only ({}); UDP: {}",
+                f.loopback, f.udp
+            )
         }
     }
 
@@ -572,12 +584,12 @@ impl Outcome {
 
 /// The harness's end of the report pipe of a namespaced case.
 struct Report {
-    pipe: std::io::PipeReader,
+    pipe: File,
     status: Option<i32>,
 }
 
 impl Report {
-    fn new(pipe: std::io::PipeReader) -> Report {
+    fn new(pipe: File) -> Report {
         Report { pipe, status: None }
     }
 
@@ -636,6 +648,41 @@ fn probe_landlock(policy: &FsPolicy, warnings: &mut Vec<String>) -> Option<landl
             abi
         }
         (RulesetStatus::FullyEnforced, abi) => abi,
+    }
+}
+
+/// Removes `<prefix><pid>-*` entries of `dir` whose process is gone.
+fn remove_stale(dir: &Path, prefix: &str, remove: impl Fn(&Path) -> std::io::Result<()>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = remove(&entry.path());
+        }
+    }
+}
+
+/// A close-on-exec pipe (std's `io::pipe` is newer than our MSRV).
+fn report_pipe() -> Result<(File, OwnedFd), SandboxError> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both slots on success; we own them from then on.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(error(format!("cannot create a pipe: {e}")));
+    }
+    // SAFETY: fresh descriptors, owned by nobody else.
+    unsafe {
+        use std::os::fd::FromRawFd;
+        Ok((File::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
     }
 }
 

@@ -10,6 +10,9 @@ pub(super) struct Findings {
     pub ppid: i64,
     /// "ok" or the error text of connecting to the harness's listener.
     pub loopback: String,
+    /// "ok" or the error text of sending a UDP datagram to loopback, which
+    /// Landlock does not cover: it shows whether loopback itself is down.
+    pub udp: String,
     /// "ok" or the error text of reading a harness file outside the case folder.
     pub canary: String,
     /// "ok" or the error text of listing /tmp.
@@ -37,6 +40,8 @@ def attempt(f):
         return e.strerror or type(e).__name__
 def connect():
     socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+def udp():
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", {port}))
 def write_cwd():
     with open("probe.txt", "w") as f:
         f.write("x")
@@ -45,6 +50,7 @@ print(json.dumps({{
     "pid": os.getpid(),
     "ppid": os.getppid(),
     "loopback": attempt(connect),
+    "udp": attempt(udp),
     "canary": attempt(lambda: open({canary}).read()),
     "tmp": attempt(lambda: os.listdir("/tmp")),
     "write_cwd": attempt(write_cwd),
@@ -67,7 +73,7 @@ mod tests {
 
     #[test]
     fn probe_output_parses() {
-        let out = r#"{"pid": 2, "ppid": 1, "loopback": "Network is unreachable", "canary": "Permission denied", "tmp": "Permission denied", "write_cwd": "ok", "env": ["HOME"], "folder_fs_bytes": 1024, "hash_seed_fixed": true}"#;
+        let out = r#"{"pid": 2, "ppid": 1, "loopback": "Network is unreachable", "udp": "Network is unreachable", "canary": "Permission denied", "tmp": "Permission denied", "write_cwd": "ok", "env": ["HOME"], "folder_fs_bytes": 1024, "hash_seed_fixed": true}"#;
         let f = parse(out).unwrap();
         assert_eq!(f.pid, 2);
         assert_eq!(f.canary, "Permission denied");
