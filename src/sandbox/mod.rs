@@ -1,0 +1,721 @@
+//! Runs untrusted Python: code -> [`ExecutionRecord`]. Only this module knows processes.
+//!
+//! [`Sandbox::new`] resolves the interpreter and finds, by running a probe
+//! program, the strongest isolation that works on this machine; `run` then
+//! costs one fork/exec chain per case. In full strength a case runs:
+//!
+//! * in fresh user, network (loopback down), pid, mount and IPC namespaces,
+//!   as pid 2 under a reaper pid 1: when the program ends or times out the
+//!   kernel kills every process it left behind (setsid, double fork);
+//! * with its case folder on a size-capped tmpfs (disk fill is bounded) and
+//!   Landlock allowing reads of the interpreter and system libraries only,
+//!   writes in the case folder only, and no signals outside the sandbox;
+//! * in a pids cgroup (`max_processes`) when writable, since RLIMIT_NPROC
+//!   does not bind root; with rlimits for memory, CPU, file size, open files
+//!   and core dumps; with a scrubbed environment and stdin at /dev/null;
+//! * writing stdout and stderr to unnamed files of the harness, of which the
+//!   first `output_limit_bytes` each are kept.
+//!
+//! Whatever could not be enforced is named in [`Isolation::warnings`].
+
+mod cgroup;
+mod filesystem;
+mod interpreter;
+mod isolate;
+mod limits;
+mod probe;
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use wait_timeout::ChildExt;
+
+use crate::case::ExecutionRecord;
+use crate::config::SandboxConfig;
+use cgroup::{CaseCgroup, RunCgroup};
+use filesystem::FsPolicy;
+use interpreter::Interpreter;
+use isolate::{ChildPlan, NamespacePlan, REPORT_PID_ONE, REPORT_STATUS};
+use limits::Limits;
+
+/// The isolation actually in force, recorded in summary.json and the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Isolation {
+    pub network: String,
+    pub filesystem: String,
+    pub processes: String,
+    pub environment: String,
+    pub limits: String,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxError {
+    pub message: String,
+}
+
+impl std::fmt::Display for SandboxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SandboxError {}
+
+/// Which mechanisms a case runs with; chosen once by probing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Mode {
+    namespaces: bool,
+    /// A tmpfs on the case folder (needs the mount namespace).
+    tmpfs: bool,
+    landlock: Option<landlock::ABI>,
+    cgroup: bool,
+}
+
+impl Mode {
+    /// The next weaker mode, dropping the mechanism most likely to be
+    /// refused first; None when nothing is left to drop.
+    fn weaker(self) -> Option<(Mode, &'static str)> {
+        let mut m = self;
+        let dropped = if m.cgroup {
+            m.cgroup = false;
+            "the pids cgroup"
+        } else if m.tmpfs {
+            m.tmpfs = false;
+            "the tmpfs case folder"
+        } else if m.namespaces {
+            m.namespaces = false;
+            "namespaces (user, network, pid, mount)"
+        } else if m.landlock.is_some() {
+            m.landlock = None;
+            "landlock"
+        } else {
+            return None;
+        };
+        Some((m, dropped))
+    }
+}
+
+/// Arguments of the interpreter. Not `-I`: it implies `-E`, which would
+/// ignore PYTHONHASHSEED and PYTHONIOENCODING; since the environment is
+/// cleared and set by us, `-E` adds nothing, and `-s` (no user site) plus
+/// `-P` (no script dir on sys.path, 3.11+) are the rest of `-I`.
+fn interpreter_args(python: &Interpreter) -> Vec<&'static str> {
+    let mut args = vec!["-s", "-B"];
+    if python.has_safe_path_flag {
+        args.push("-P");
+    }
+    args.push("main.py");
+    args
+}
+
+const ENV_NAMES: &str = "PATH, HOME, TMPDIR, LANG, LC_ALL, PYTHONIOENCODING, PYTHONHASHSEED, \
+                         PYTHONDONTWRITEBYTECODE";
+
+pub struct Sandbox {
+    config: SandboxConfig,
+    python: Interpreter,
+    isolation: Isolation,
+    mode: Mode,
+    limits: Limits,
+    policy: FsPolicy,
+    timeout: Duration,
+    /// Parent of the case folders; removed when the sandbox is dropped.
+    cases: tempfile::TempDir,
+    cgroup: Option<RunCgroup>,
+}
+
+impl Sandbox {
+    /// Resolves the interpreter once and probes which isolation works here.
+    pub fn new(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
+        let python = interpreter::resolve(&config.python)?;
+        // A sandbox kept in a static (tests) is never dropped: folders of
+        // finished processes are removed here instead.
+        remove_stale(&std::env::temp_dir(), "prompteval-sandbox-", |p| {
+            std::fs::remove_dir_all(p)
+        });
+        let cases = tempfile::Builder::new()
+            .prefix(&format!("prompteval-sandbox-{}-", std::process::id()))
+            .tempdir()
+            .map_err(|e| {
+                error(format!(
+                    "cannot create the sandbox's temp folder: {e}; check TMPDIR"
+                ))
+            })?;
+        let policy = FsPolicy::for_interpreter(&python.prefixes);
+        let mut warnings = Vec::new();
+        let landlock = probe_landlock(&policy, &mut warnings);
+        let cgroup = match RunCgroup::create() {
+            Ok(c) => Some(c),
+            Err(why) => {
+                if rustix::process::getuid().is_root() {
+                    warnings.push(format!(
+                        "no pids cgroup ({why}): running as root, RLIMIT_NPROC does not bound \
+                         forks, only the timeout does"
+                    ));
+                }
+                None
+            }
+        };
+        let mut sandbox = Sandbox {
+            config: config.clone(),
+            limits: Limits::from_config(config),
+            timeout: Duration::try_from_secs_f64(config.timeout_secs)
+                .unwrap_or(Duration::from_secs(10)),
+            python,
+            isolation: Isolation::default(),
+            mode: Mode {
+                namespaces: true,
+                tmpfs: true,
+                landlock,
+                cgroup: cgroup.is_some(),
+            },
+            policy,
+            cases,
+            cgroup,
+        };
+        let findings = sandbox.settle_mode(&mut warnings)?;
+        sandbox.isolation = sandbox.describe(&findings, warnings);
+        if !sandbox.isolation.warnings.is_empty() {
+            tracing::warn!(
+                "sandbox isolation is incomplete: {}",
+                sandbox.isolation.warnings.join("; ")
+            );
+        }
+        Ok(sandbox)
+    }
+
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
+    }
+
+    pub fn python(&self) -> &Path {
+        &self.python.executable
+    }
+
+    /// Runs one program in a fresh temp dir and returns what it did.
+    pub fn run(&self, code: &str) -> Result<ExecutionRecord, SandboxError> {
+        self.run_in(self.mode, code)
+    }
+
+    /// Runs the probe in ever weaker modes until one works.
+    fn settle_mode(&mut self, warnings: &mut Vec<String>) -> Result<probe::Findings, SandboxError> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| {
+            error(format!(
+                "cannot open a loopback listener for the probe: {e}"
+            ))
+        })?;
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let canary = self.cases.path().join("canary");
+        std::fs::write(&canary, "harness-only")
+            .map_err(|e| error(format!("cannot write {}: {e}", canary.display())))?;
+        let program = probe::program(port, &canary);
+        let mut failures = Vec::new();
+        loop {
+            let outcome = self
+                .run_in(self.mode, &program)
+                .map_err(|e| e.message)
+                .and_then(|r| match r.exit_code {
+                    Some(0) => probe::parse(&r.stdout),
+                    _ => Err(format!(
+                        "probe failed: {:?} {}",
+                        r.exit_code,
+                        r.stderr.trim()
+                    )),
+                });
+            match outcome {
+                Ok(mut findings) => {
+                    listener.set_nonblocking(true).ok();
+                    if listener.accept().is_ok() {
+                        findings.loopback = "ok".into();
+                    }
+                    warnings.extend(failures);
+                    return Ok(findings);
+                }
+                Err(why) => match self.mode.weaker() {
+                    Some((weaker, dropped)) => {
+                        failures.push(format!("{dropped} unavailable: {why}"));
+                        self.mode = weaker;
+                    }
+                    None => {
+                        return Err(error(format!(
+                            "cannot run {} even without isolation: {why}; check `[sandbox] \
+                             python` in harness.toml",
+                            self.python.executable.display()
+                        )));
+                    }
+                },
+            }
+        }
+    }
+
+    fn run_in(&self, mode: Mode, code: &str) -> Result<ExecutionRecord, SandboxError> {
+        let folder = tempfile::Builder::new()
+            .prefix("case-")
+            .tempdir_in(self.cases.path())
+            .map_err(|e| error(format!("cannot create a case folder: {e}")))?;
+        let stdout = self.output_file()?;
+        let stderr = self.output_file()?;
+        let cgroup = self.case_cgroup(mode);
+        let (mut command, report) = self.command(mode, code, folder.path(), cgroup.as_ref())?;
+        command
+            .stdout(clone_file(&stdout)?)
+            .stderr(clone_file(&stderr)?);
+        let started = Instant::now();
+        let child = command.spawn();
+        // Closes the harness's copies of the report pipe's write end and
+        // the ruleset, so reads see EOF once the case's processes are gone.
+        drop(command);
+        let child = child.map_err(|e| {
+            error(format!(
+                "cannot start {} in the sandbox: {e}",
+                self.python.executable.display()
+            ))
+        })?;
+        let outcome = self.wait(child, report)?;
+        let duration_secs = started.elapsed().as_secs_f64();
+        let (stdout, stdout_truncated) = read_capped(&stdout, self.config.output_limit_bytes)?;
+        let (stderr, stderr_truncated) = read_capped(&stderr, self.config.output_limit_bytes)?;
+        Ok(ExecutionRecord {
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            timed_out: outcome.timed_out,
+            duration_secs,
+            stdout,
+            stderr,
+            stdout_truncated,
+            stderr_truncated,
+        })
+    }
+
+    /// An unnamed file beside the case folders: the program gets a handle
+    /// to write to, but no path to find it by.
+    fn output_file(&self) -> Result<File, SandboxError> {
+        tempfile::tempfile_in(self.cases.path())
+            .map_err(|e| error(format!("cannot create an output file: {e}")))
+    }
+
+    fn case_cgroup(&self, mode: Mode) -> Option<CaseCgroup> {
+        let run = self.cgroup.as_ref().filter(|_| mode.cgroup)?;
+        // +2: the intermediate and the reaper are tasks of the group too.
+        match run.case(self.config.max_processes.saturating_add(2)) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::warn!(
+                    "no pids cgroup for this case in {}: {e}",
+                    run.path().display()
+                );
+                None
+            }
+        }
+    }
+
+    fn command(
+        &self,
+        mode: Mode,
+        code: &str,
+        folder: &Path,
+        cgroup: Option<&CaseCgroup>,
+    ) -> Result<(Command, Option<File>), SandboxError> {
+        let mut command = Command::new(&self.python.executable);
+        command
+            .args(interpreter_args(&self.python))
+            .current_dir(folder)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", folder)
+            .env("TMPDIR", folder)
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONIOENCODING", "utf-8")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .stdin(Stdio::null())
+            // Without a pid namespace, the group is what the timeout kills.
+            .process_group(0);
+        let (plan, report) = self.child_plan(mode, code, folder, cgroup)?;
+        let mut plan = plan;
+        // SAFETY: ChildPlan::apply makes only async-signal-safe calls on data
+        // prepared here (see isolate.rs).
+        unsafe { command.pre_exec(move || plan.apply()) };
+        Ok((command, report))
+    }
+
+    fn child_plan(
+        &self,
+        mode: Mode,
+        code: &str,
+        folder: &Path,
+        cgroup: Option<&CaseCgroup>,
+    ) -> Result<(ChildPlan, Option<File>), SandboxError> {
+        let folder_c = CString::new(folder.as_os_str().as_bytes())
+            .map_err(|_| error(format!("case folder {} contains NUL", folder.display())))?;
+        let (namespaces, report) = if mode.namespaces {
+            let (reader, writer) = report_pipe()?;
+            let plan = NamespacePlan::new(mode.tmpfs.then(|| self.tmpfs_options()), writer);
+            (Some(plan), Some(reader))
+        } else {
+            (None, None)
+        };
+        let landlock = match mode.landlock {
+            Some(abi) => {
+                let fd = filesystem::build_ruleset(&self.policy).map_err(error)?;
+                fd.map(|fd: OwnedFd| (fd, filesystem::case_folder_rights(abi)))
+            }
+            None => None,
+        };
+        let cgroup = match cgroup {
+            Some(c) => Some(clone_file(&c.procs)?),
+            None => None,
+        };
+        let plan = ChildPlan {
+            namespaces,
+            folder: folder_c,
+            script: code.as_bytes().to_vec(),
+            limits: self.limits,
+            cgroup,
+            landlock,
+        };
+        Ok((plan, report))
+    }
+
+    /// The case folder holds at most `max_file_mb` in few enough inodes that
+    /// a file-creating loop cannot exhaust memory either.
+    fn tmpfs_options(&self) -> CString {
+        let opts = format!(
+            "size={}m,nr_inodes=4096,mode=0700",
+            self.config.max_file_mb.max(1)
+        );
+        // No NUL can appear in a formatted number.
+        CString::new(opts).unwrap_or_default()
+    }
+
+    /// Waits for the case, killing it on timeout; returns how it ended.
+    fn wait(&self, mut child: Child, report: Option<File>) -> Result<Outcome, SandboxError> {
+        let mut report = report.map(Report::new);
+        let pid_one = report.as_mut().and_then(Report::pid_one);
+        let waited = child
+            .wait_timeout(self.timeout)
+            .map_err(|e| error(format!("cannot wait for the program: {e}")))?;
+        let (status, timed_out) = match waited {
+            Some(status) => (status, false),
+            None => (self.kill(&mut child, pid_one)?, true),
+        };
+        let program_status = report.as_mut().and_then(Report::program_status);
+        Ok(Outcome::new(status, program_status, timed_out))
+    }
+
+    /// Kills the whole case. With namespaces, killing pid 1 makes the kernel
+    /// kill the namespace; the intermediate then exits once all are gone.
+    fn kill(
+        &self,
+        child: &mut Child,
+        pid_one: Option<OwnedFd>,
+    ) -> Result<ExitStatus, SandboxError> {
+        match &pid_one {
+            Some(pidfd) => {
+                let _ = rustix::process::pidfd_send_signal(pidfd, rustix::process::Signal::KILL);
+                if let Ok(Some(status)) = child.wait_timeout(Duration::from_secs(5)) {
+                    return Ok(status);
+                }
+                let _ = child.kill();
+            }
+            None => {
+                if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                }
+                let _ = child.kill();
+            }
+        }
+        child
+            .wait()
+            .map_err(|e| error(format!("cannot reap the killed program: {e}")))
+    }
+
+    fn describe(&self, f: &probe::Findings, mut warnings: Vec<String>) -> Isolation {
+        let m = self.mode;
+        let network = self.describe_network(f, &mut warnings);
+        let filesystem = if f.canary != "ok" && f.tmp != "ok" && f.write_cwd == "ok" {
+            let folder = if m.tmpfs {
+                format!(
+                    "a private tmpfs of {} MiB",
+                    f.folder_fs_bytes / (1024 * 1024)
+                )
+            } else {
+                "on the host disk".to_string()
+            };
+            format!("{}; case folder: {folder}", self.policy.describe())
+        } else {
+            warnings.push(format!(
+                "filesystem not isolated: a program can read and write what the harness's user \
+                 can (reading a harness file: {}; listing /tmp: {})",
+                f.canary, f.tmp
+            ));
+            format!(
+                "unrestricted (landlock {})",
+                if m.landlock.is_some() {
+                    "ineffective"
+                } else {
+                    "unavailable"
+                }
+            )
+        };
+        let processes = self.describe_processes(f, &mut warnings);
+        let extra: Vec<&String> = f
+            .env
+            .iter()
+            .filter(|n| !ENV_NAMES.split(", ").any(|e| e == n.as_str()) && n.as_str() != "LC_CTYPE")
+            .collect();
+        if !extra.is_empty() {
+            warnings.push(format!(
+                "unexpected environment variables reach the program: {extra:?}"
+            ));
+        }
+        let environment = format!(
+            "scrubbed: only {} ({}); python {}; stdin /dev/null",
+            f.env.join(", "),
+            if f.hash_seed_fixed {
+                "hash seed fixed"
+            } else {
+                "hash seed random"
+            },
+            interpreter_args(&self.python)[..interpreter_args(&self.python).len() - 1].join(" "),
+        );
+        Isolation {
+            network,
+            filesystem,
+            processes,
+            environment,
+            limits: self.limits.describe(&self.config),
+            warnings,
+        }
+    }
+
+    fn describe_network(&self, f: &probe::Findings, warnings: &mut Vec<String>) -> String {
+        let tcp = if self.mode.landlock.is_some() {
+            "; TCP connect/bind also denied by landlock"
+        } else {
+            ""
+        };
+        if f.loopback == "ok" || f.udp == "ok" {
+            warnings.push("the program can reach the host's network".into());
+            format!(
+                "host network (not isolated: TCP {}, UDP {})",
+                f.loopback, f.udp
+            )
+        } else if self.mode.namespaces {
+            format!(
+                "none (network namespace: loopback down, UDP to 127.0.0.1: {}{tcp})",
+                f.udp
+            )
+        } else {
+            warnings.push("no network namespace: only TCP is blocked (by landlock)".into());
+            format!(
+                "TCP blocked by landlock only ({}); UDP: {}",
+                f.loopback, f.udp
+            )
+        }
+    }
+
+    fn describe_processes(&self, f: &probe::Findings, warnings: &mut Vec<String>) -> String {
+        let bound = if self.mode.cgroup {
+            format!("at most {} tasks (pids cgroup)", self.config.max_processes)
+        } else if !rustix::process::getuid().is_root() && self.mode.namespaces {
+            format!(
+                "at most {} tasks (RLIMIT_NPROC in a user namespace)",
+                self.config.max_processes
+            )
+        } else {
+            warnings.push(
+                "the number of processes is not bounded (only the timeout ends a fork bomb)".into(),
+            );
+            "process count not bounded".to_string()
+        };
+        if self.mode.namespaces && f.pid == 2 && f.ppid == 1 {
+            format!(
+                "pid namespace: the program is pid 2 under a reaper, every process it leaves \
+                 is killed when it exits or times out; cannot signal the harness; {bound}"
+            )
+        } else {
+            warnings
+                .push("no pid namespace: a program's daemonised descendants can outlive it".into());
+            format!("own process group, killed on timeout; {bound}")
+        }
+    }
+}
+
+/// How a case ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Outcome {
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+}
+
+impl Outcome {
+    /// Prefers the program's own wait status (reported by pid 1) over the
+    /// status of the process the harness started.
+    fn new(status: ExitStatus, program: Option<i32>, timed_out: bool) -> Outcome {
+        // Killed on timeout before it could report: the harness's SIGKILL.
+        let killed = ExitStatus::from_raw(libc::SIGKILL);
+        let fallback = if timed_out { killed } else { status };
+        let status = program.map(ExitStatus::from_raw).unwrap_or(fallback);
+        let signal = status.signal();
+        Outcome {
+            exit_code: if signal.is_some() {
+                None
+            } else {
+                status.code()
+            },
+            signal: signal.or(if timed_out { Some(libc::SIGKILL) } else { None }),
+            timed_out,
+        }
+    }
+}
+
+/// The harness's end of the report pipe of a namespaced case.
+struct Report {
+    pipe: File,
+    status: Option<i32>,
+}
+
+impl Report {
+    fn new(pipe: File) -> Report {
+        Report { pipe, status: None }
+    }
+
+    /// pid 1's host pid, which the intermediate wrote before spawn returned.
+    fn pid_one(&mut self) -> Option<OwnedFd> {
+        while let Some((kind, value)) = self.next() {
+            if kind == REPORT_STATUS {
+                self.status = Some(value);
+            } else if kind == REPORT_PID_ONE {
+                let pid = rustix::process::Pid::from_raw(value)?;
+                return rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
+            }
+        }
+        None
+    }
+
+    /// The program's wait status; reads until EOF, which comes once every
+    /// process of the case is gone.
+    fn program_status(&mut self) -> Option<i32> {
+        while let Some((kind, value)) = self.next() {
+            if kind == REPORT_STATUS {
+                self.status = Some(value);
+            }
+        }
+        self.status
+    }
+
+    fn next(&mut self) -> Option<(i32, i32)> {
+        let mut msg = [0u8; 8];
+        self.pipe.read_exact(&mut msg).ok()?;
+        let word = |i: usize| i32::from_ne_bytes([msg[i], msg[i + 1], msg[i + 2], msg[i + 3]]);
+        Some((word(0), word(4)))
+    }
+}
+
+/// Landlock in use, or None with a warning saying why not.
+fn probe_landlock(policy: &FsPolicy, warnings: &mut Vec<String>) -> Option<landlock::ABI> {
+    use landlock::RulesetStatus;
+    let (ruleset, status) = match filesystem::probe(policy) {
+        Ok(found) => found,
+        Err(why) => {
+            warnings.push(format!(
+                "landlock unusable ({why}): the filesystem is not restricted"
+            ));
+            return None;
+        }
+    };
+    let why = filesystem::describe_status(&ruleset, status);
+    match (ruleset, filesystem::effective_abi(status)) {
+        (RulesetStatus::NotEnforced, _) | (_, None) => {
+            warnings.push(format!("landlock {why}: the filesystem is not restricted"));
+            None
+        }
+        (RulesetStatus::PartiallyEnforced, abi) => {
+            warnings.push(format!("landlock {why}: some rights are not restricted"));
+            abi
+        }
+        (RulesetStatus::FullyEnforced, abi) => abi,
+    }
+}
+
+/// Removes `<prefix><pid>-*` entries of `dir` whose process is gone.
+fn remove_stale(dir: &Path, prefix: &str, remove: impl Fn(&Path) -> std::io::Result<()>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = remove(&entry.path());
+        }
+    }
+}
+
+/// A close-on-exec pipe (std's `io::pipe` is newer than our MSRV).
+fn report_pipe() -> Result<(File, OwnedFd), SandboxError> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both slots on success; we own them from then on.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(error(format!("cannot create a pipe: {e}")));
+    }
+    // SAFETY: fresh descriptors, owned by nobody else.
+    unsafe {
+        use std::os::fd::FromRawFd;
+        Ok((File::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
+}
+
+fn clone_file(f: &File) -> Result<File, SandboxError> {
+    f.try_clone()
+        .map_err(|e| error(format!("cannot duplicate a file handle: {e}")))
+}
+
+/// The first `limit` bytes, lossily decoded, and whether there was more.
+fn read_capped(file: &File, limit: u64) -> Result<(String, bool), SandboxError> {
+    let len = file
+        .metadata()
+        .map_err(|e| error(format!("cannot read the program's output: {e}")))?
+        .len();
+    let mut buf = vec![0u8; len.min(limit) as usize];
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(error(format!("cannot read the program's output: {e}"))),
+        }
+    }
+    buf.truncate(filled);
+    Ok((String::from_utf8_lossy(&buf).into_owned(), len > limit))
+}
+
+fn error(message: impl Into<String>) -> SandboxError {
+    SandboxError {
+        message: format!("sandbox: {}", message.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

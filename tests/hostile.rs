@@ -1,0 +1,439 @@
+//! Hostile programs against the sandbox: each ends with the expected record
+//! and leaves the host unharmed. One sandbox is shared, as in a real run.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use prompteval::case::ExecutionRecord;
+use prompteval::config::SandboxConfig;
+use prompteval::sandbox::Sandbox;
+
+const TIMEOUT_SECS: f64 = 3.0;
+
+fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| {
+        let config = SandboxConfig {
+            timeout_secs: TIMEOUT_SECS,
+            output_limit_bytes: 64 * 1024,
+            memory_mb: 512,
+            max_file_mb: 16,
+            ..SandboxConfig::default()
+        };
+        Sandbox::new(&config).expect("sandbox")
+    })
+}
+
+fn run(code: &str) -> ExecutionRecord {
+    let r = sandbox().run(code).expect("run");
+    assert!(
+        r.duration_secs < TIMEOUT_SECS + 6.0,
+        "run took {}s: {r:?}",
+        r.duration_secs
+    );
+    r
+}
+
+/// The host still runs programs normally.
+fn assert_host_fine() {
+    let r = sandbox().run("print(sum(range(10)))").expect("run");
+    assert_eq!(r.stdout, "45\n", "{r:?}");
+    assert_eq!(r.exit_code, Some(0));
+}
+
+fn fully_isolated() -> bool {
+    sandbox().isolation().warnings.is_empty()
+}
+
+/// A folder of this test under $HOME (removed on drop), like a user's data.
+fn home_dir() -> tempfile::TempDir {
+    let home = std::env::var_os("HOME").map(PathBuf::from).expect("HOME");
+    tempfile::Builder::new()
+        .prefix(".prompteval-hostile-")
+        .tempdir_in(home)
+        .expect("temp dir in HOME")
+}
+
+/// Makes the program re-exec itself with `mark` in its command line, which
+/// every process it forks inherits: the host can then find survivors.
+fn marked(mark: &str, code: &str) -> String {
+    format!(
+        "import os, sys\nif sys.argv[1:] != [{mark:?}]:\n    os.execv(sys.executable, [sys.executable, '-s', '-B', sys.argv[0], {mark:?}])\n{code}"
+    )
+}
+
+/// Live (non-zombie) processes of the host whose command line holds `mark`.
+fn survivors(mark: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let pid = e.file_name().to_str().and_then(|p| p.parse().ok());
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            pid.is_some_and(pid_alive) && cmdline.split(|b| *b == 0).any(|a| a == mark.as_bytes())
+        })
+        .count()
+}
+
+fn pid_alive(pid: i32) -> bool {
+    // Zombies are dead for our purpose; /proc/<pid>/stat says which.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn fork_bomb_is_bounded_and_ends() {
+    let mark = "hostile-fork-bomb";
+    let r = run(&marked(
+        mark,
+        "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+    ));
+    // Bounded: forks fail (EAGAIN) and the loop spins until the timeout.
+    assert!(r.timed_out, "{r:?}");
+    assert_eq!(survivors(mark), 0, "fork bomb processes survived");
+    assert_host_fine();
+}
+
+#[test]
+fn fork_count_is_capped_at_max_processes() {
+    let r = run(
+        "import os, time\nn = 0\nfor _ in range(500):\n    try:\n        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint(n)\n",
+    );
+    let n: u64 = r.stdout.trim().parse().unwrap_or(u64::MAX);
+    if sandbox().isolation().processes.contains("at most") {
+        assert!(n < 64, "{n} forks succeeded: {r:?}");
+    }
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert_host_fine();
+}
+
+#[test]
+fn memory_bomb_gets_memory_error() {
+    let r = run("x = bytearray(4 * 1024 * 1024 * 1024)\nprint('allocated')");
+    assert_eq!(r.exit_code, Some(1), "{r:?}");
+    assert!(r.stderr.contains("MemoryError"), "{r:?}");
+    assert!(!r.stdout.contains("allocated"));
+    assert_host_fine();
+}
+
+#[test]
+fn growing_memory_bomb_is_stopped() {
+    let r = run("a = []\nwhile True:\n    a.append(' ' * 10**7)\n");
+    assert!(r.stderr.contains("MemoryError"), "{r:?}");
+    assert!(!r.timed_out, "{r:?}");
+}
+
+#[test]
+fn infinite_print_to_stdout_is_truncated() {
+    let r = run("while True:\n    print('spam' * 100)\n");
+    assert!(r.stdout_truncated, "{r:?}");
+    assert_eq!(r.stdout.len(), 64 * 1024);
+    assert!(r.stdout.starts_with("spamspam"));
+    // It ends by the file-size limit (EFBIG) or the timeout, never hangs.
+    assert!(r.timed_out || r.exit_code.is_some_and(|c| c != 0), "{r:?}");
+    assert_host_fine();
+}
+
+#[test]
+fn infinite_print_to_stderr_is_truncated() {
+    let r = run("import sys\nwhile True:\n    sys.stderr.write('eggs' * 100)\n");
+    assert!(r.stderr_truncated, "{r:?}");
+    assert!(r.stderr.len() <= 64 * 1024);
+    assert!(!r.stdout_truncated);
+}
+
+#[test]
+fn busy_loop_times_out() {
+    let r = run("while True:\n    pass\n");
+    assert!(r.timed_out, "{r:?}");
+    assert_eq!((r.exit_code, r.signal), (None, Some(9)));
+    assert!(r.duration_secs >= TIMEOUT_SECS && r.duration_secs < TIMEOUT_SECS + 2.0);
+}
+
+#[test]
+fn long_sleep_times_out() {
+    let r = run("import time\nprint('before', flush=True)\ntime.sleep(60)\nprint('after')");
+    assert!(r.timed_out, "{r:?}");
+    assert_eq!(r.stdout, "before\n");
+}
+
+#[test]
+fn daemonised_grandchild_dies_with_the_case() {
+    let mark = "hostile-daemon-exit";
+    let code = r#"
+import time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+    os._exit(0)
+time.sleep(0.3)
+print("parent done")
+"#;
+    let r = run(&marked(mark, code));
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert_eq!(r.stdout, "parent done\n", "{r:?}");
+    assert_eq!(survivors(mark), 0, "the daemonised grandchild survived");
+}
+
+#[test]
+fn daemonised_grandchild_dies_on_timeout_too() {
+    let mark = "hostile-daemon-timeout";
+    let code = r#"
+import time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(60)
+    os._exit(0)
+time.sleep(60)
+"#;
+    let r = run(&marked(mark, code));
+    assert!(r.timed_out, "{r:?}");
+    assert_eq!(
+        survivors(mark),
+        0,
+        "a process of the case survived the timeout"
+    );
+}
+
+#[test]
+fn the_marker_helper_can_see_a_live_process() {
+    // Guards the two tests above against a `survivors` that finds nothing.
+    let mark = "hostile-visible-marker";
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "sleep 5; true", mark])
+        .spawn()
+        .expect("sleep");
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(survivors(mark), 1);
+    child.kill().ok();
+    child.wait().ok();
+    assert_eq!(survivors(mark), 0);
+}
+
+#[test]
+fn writes_outside_the_case_folder_fail() {
+    let home = home_dir();
+    let in_home = home.path().join("written");
+    let in_tmp = std::env::temp_dir().join(format!("prompteval-hostile-{}", std::process::id()));
+    let in_repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("hostile-was-here");
+    let code = format!(
+        "import os\nfor p in [{:?}, {:?}, {:?}, os.path.expanduser('~/../escaped')]:\n    try:\n        open(p, 'w').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('denied', p, e.errno)\n",
+        in_home, in_tmp, in_repo
+    );
+    let r = run(&code);
+    for p in [&in_home, &in_tmp, &in_repo] {
+        let existed = p.exists();
+        let _ = std::fs::remove_file(p);
+        if fully_isolated() {
+            assert!(!existed, "{} was written: {r:?}", p.display());
+        }
+    }
+    if fully_isolated() {
+        assert!(!r.stdout.contains("wrote"), "{r:?}");
+        assert_eq!(r.stdout.matches("denied").count(), 4, "{r:?}");
+    }
+}
+
+#[test]
+fn secrets_in_home_and_the_repo_cannot_be_read() {
+    let home = home_dir();
+    let ssh = home.path().join(".ssh");
+    std::fs::create_dir(&ssh).unwrap();
+    let key = ssh.join("id_ed25519");
+    std::fs::write(&key, "SECRET-KEY-MATERIAL").unwrap();
+    let cargo_toml = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let code = format!(
+        "for p in [{:?}, {:?}, '/etc/shadow']:\n    try:\n        print(open(p).read())\n    except OSError as e:\n        print('denied', e.errno)\nimport os\ntry:\n    print(os.listdir({:?}))\nexcept OSError as e:\n    print('denied', e.errno)\n",
+        key,
+        cargo_toml,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let r = run(&code);
+    if fully_isolated() {
+        assert!(!r.stdout.contains("SECRET-KEY-MATERIAL"), "{r:?}");
+        assert!(!r.stdout.contains("[package]"), "{r:?}");
+        assert!(!r.stdout.contains("Cargo.toml"), "{r:?}");
+        assert_eq!(r.stdout.matches("denied 13").count(), 4, "{r:?}");
+    }
+}
+
+#[test]
+fn the_parents_environment_cannot_be_read() {
+    // SAFETY: no other thread of this test binary reads this variable.
+    unsafe { std::env::set_var("PROMPTEVAL_HOSTILE_CANARY", "canary-4b1d") };
+    let harness = std::process::id();
+    let code = format!(
+        r#"import os
+print(os.environ.get("PROMPTEVAL_HOSTILE_CANARY"))
+pids = ["1", "self", str(os.getppid()), "{harness}"]
+try:
+    pids += [p for p in os.listdir("/proc") if p.isdigit()]
+except OSError:
+    pass
+for pid in pids:
+    try:
+        print(open(f"/proc/{{pid}}/environ", "rb").read().decode(errors="replace"))
+    except OSError:
+        pass
+"#
+    );
+    let r = run(&code);
+    assert!(r.stdout.starts_with("None\n"), "{r:?}");
+    assert!(!r.stdout.contains("canary-4b1d"), "{r:?}");
+}
+
+#[test]
+fn no_network_loopback_or_remote() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let code = format!(
+        "import socket\nfor host in ['127.0.0.1', '10.0.0.1']:\n    try:\n        socket.create_connection((host, {port}), timeout=1)\n        print('connected', host)\n    except OSError as e:\n        print('failed', host, e.errno)\n"
+    );
+    let r = run(&code);
+    listener.set_nonblocking(true).unwrap();
+    let accepted = listener.accept().is_ok();
+    assert!(!accepted, "the listener received a connection: {r:?}");
+    assert!(!r.stdout.contains("connected"), "{r:?}");
+    assert_eq!(r.stdout.matches("failed").count(), 2, "{r:?}");
+}
+
+#[test]
+fn killing_the_parent_or_the_group_does_not_hurt_the_harness() {
+    for code in [
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint('alive')",
+        "import os, signal\nos.killpg(os.getpgid(0), signal.SIGKILL)\nprint('alive')",
+        "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError as e:\n    print(e)\nprint('alive')",
+        "import os, signal\nos.kill(0, signal.SIGTERM)\nprint('alive')",
+    ] {
+        let r = run(code);
+        // The harness (this process) is still here to check, and the record
+        // is sensible: the program survived, killed itself, or was refused.
+        assert!(
+            r.stdout.contains("alive")
+                || r.signal.is_some()
+                || r.stderr.contains("PermissionError"),
+            "{code}: {r:?}"
+        );
+        assert!(!r.timed_out, "{code}: {r:?}");
+    }
+    assert_host_fine();
+}
+
+#[test]
+fn reading_stdin_gets_eof() {
+    let r = run("import sys\ndata = sys.stdin.read()\nprint(repr(data))\ninput()");
+    assert!(r.stdout.starts_with("''\n"), "{r:?}");
+    assert!(r.stderr.contains("EOFError"), "{r:?}");
+    assert!(!r.timed_out);
+}
+
+#[test]
+fn deep_recursion_is_an_error_not_a_hang() {
+    let r = run("def f(n):\n    return f(n + 1)\nf(0)");
+    assert_eq!(r.exit_code, Some(1), "{r:?}");
+    assert!(r.stderr.contains("RecursionError"), "{r:?}");
+    // With the limit lifted, frames pile up until memory or time runs out
+    // (or the C stack overflows): it ends unsuccessfully either way.
+    let r = run("import sys\nsys.setrecursionlimit(10**9)\ndef f(n):\n    return f(n + 1)\nf(0)");
+    assert!(
+        r.timed_out || r.signal.is_some() || r.exit_code.is_some_and(|c| c != 0),
+        "{r:?}"
+    );
+    assert_host_fine();
+}
+
+#[test]
+fn disk_fill_is_bounded() {
+    let code = r#"
+import os
+total = 0
+try:
+    for i in range(10**6):
+        with open(f"fill{i}", "wb") as f:
+            for _ in range(64):
+                f.write(b"\0" * 1024 * 1024)
+                total += 1024 * 1024
+except OSError as e:
+    print("stopped", e.errno)
+print(total // (1024 * 1024))
+"#;
+    let before = free_bytes(&std::env::temp_dir());
+    let r = run(code);
+    let written_mib: u64 = r
+        .stdout
+        .lines()
+        .last()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0);
+    assert!(r.stdout.contains("stopped") || r.timed_out, "{r:?}");
+    if fully_isolated() {
+        // The case folder is a tmpfs of max_file_mb (16 MiB here).
+        assert!(written_mib <= 16, "{written_mib} MiB written: {r:?}");
+    }
+    let after = free_bytes(&std::env::temp_dir());
+    assert!(after + (64 << 20) >= before, "disk space not given back");
+}
+
+fn free_bytes(p: &Path) -> u64 {
+    rustix::fs::statvfs(p)
+        .map(|s| s.f_bavail * s.f_frsize)
+        .unwrap_or(0)
+}
+
+#[test]
+fn binary_garbage_on_stdout_is_kept_lossily() {
+    let r = run(
+        "import sys, os\nsys.stdout.buffer.write(bytes(range(256)) * 4)\nsys.stdout.flush()\nos.write(2, b'\\xff\\xfe\\x00err')",
+    );
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert!(r.stdout.contains('\u{fffd}'));
+    assert!(r.stdout.starts_with("\0\u{1}\u{2}"));
+    assert_eq!(r.stderr, "\u{fffd}\u{fffd}\0err");
+}
+
+#[test]
+fn non_utf8_text_output() {
+    let r = run(
+        "import sys\nsys.stdout.buffer.write('caf\\u00e9\\n'.encode('latin-1'))\nprint('\\u6f22\\u5b57')",
+    );
+    assert_eq!(r.stdout, "caf\u{fffd}\n\u{6f22}\u{5b57}\n", "{r:?}");
+}
+
+#[test]
+fn closing_stdout_early() {
+    let r = run("import os, sys\nprint('first', flush=True)\nos.close(1)\nprint('second')\n");
+    assert_eq!(r.stdout, "first\n", "{r:?}");
+    assert!(!r.timed_out);
+    assert!(r.exit_code.is_some(), "{r:?}");
+    assert_host_fine();
+}
+
+#[test]
+fn concurrent_runs_do_not_interfere() {
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let code = format!("import os\nopen('mine', 'w').write('{i}')\nprint(sorted(os.listdir('.')), open('mine').read())");
+                sandbox().run(&code).expect("run")
+            })
+        })
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let r = h.join().expect("thread");
+        assert_eq!(r.stdout, format!("['main.py', 'mine'] {i}\n"), "{r:?}");
+    }
+}
