@@ -32,6 +32,19 @@ fn two_of_three(req: &Request) -> Behaviour {
     }
 }
 
+/// libtest's per-case lines, sorted (cases of different chains run concurrently).
+/// libtest's per-case lines with the name padding collapsed, sorted (cases
+/// of different chains run concurrently).
+fn case_lines(stdout: &str) -> Vec<String> {
+    let mut v: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.contains(" ... "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    v.sort();
+    v
+}
+
 fn scratch(extra: &str) -> Scratch {
     Scratch::new(&format!(
         "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n{extra}",
@@ -140,11 +153,7 @@ fn prompt_filter_runs_only_that_prompt() {
         "{}",
         run.both()
     );
-    let names: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("test "))
-        .collect();
+    let names = case_lines(&run.stdout);
     assert_eq!(names.len(), 3, "{}", run.stdout);
     assert!(
         names.iter().all(|l| l.starts_with("test prompt1::")),
@@ -187,11 +196,7 @@ fn question_id_filter_and_skip() {
         &[("OLLAMA_HOST", &server.url())],
     );
     assert_eq!(run.status, Some(0), "{}", run.both());
-    let names: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("test "))
-        .collect();
+    let names = case_lines(&run.stdout);
     assert_eq!(
         names,
         [
