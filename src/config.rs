@@ -487,10 +487,22 @@ impl Config {
 }
 
 fn parse_file(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
-    toml::from_str(text).map_err(|e| ConfigError::File {
-        path: path.to_path_buf(),
-        line: e.span().map(|s| line_of_offset(text, s.start)),
-        message: e.message().trim().to_string(),
+    toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of_offset(text, s.start));
+        // toml's message says what is wrong with a value but not which key
+        // it belongs to: quote the line so the user sees both.
+        let quoted = line
+            .and_then(|n| text.lines().nth(n - 1))
+            .map(|l| format!(" (in `{}`)", l.trim()))
+            .unwrap_or_default();
+        ConfigError::File {
+            path: path.to_path_buf(),
+            line,
+            message: format!(
+                "{}{quoted}; fix it there (the repository's harness.toml documents every key), or point PROMPTEVAL_CONFIG at another file",
+                e.message().trim()
+            ),
+        }
     })
 }
 
