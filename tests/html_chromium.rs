@@ -71,6 +71,11 @@ fn hostile_replies_and_questions_render_as_inert_text() {
     );
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_SUITE", suite.to_str().unwrap())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
+    // Control: the same payload unescaped does fire in this browser, so the
+    // absence of the marker below means escaping worked, not a dead browser.
+    let control = s.write("control.html", "<html><body><script>document.title='XSS'+'FIRED'</script></body></html>");
+    assert!(dump_dom(browser, &control).contains("XSSFIRED"), "the control payload did not run");
+
     let page = s.run_dir().join("quick_view.html");
     let dom = dump_dom(browser, &page);
 
@@ -78,7 +83,10 @@ fn hostile_replies_and_questions_render_as_inert_text() {
     assert!(!dom.contains("<script"), "a script element made it into the DOM");
     assert!(!dom.contains("<iframe"), "an iframe made it into the DOM");
     assert!(!dom.contains("<img"), "an img element made it into the DOM");
-    assert!(!dom.contains("href=\"javascript:"), "a javascript: link became a link");
+    // Serialised text escapes `<` but not quotes, so only a real element
+    // shows up as `<a ... href="javascript:`.
+    let js_link = regex::Regex::new(r#"<a\b[^>]*href="javascript:"#).unwrap();
+    assert!(!js_link.is_match(&dom), "a javascript: link became a link");
     // The payloads are there, as text the user can read.
     assert!(dom.contains("&lt;script&gt;document.title='XSS'+'FIRED'&lt;/script&gt;"), "{dom}");
     assert!(dom.contains("&lt;b&gt;bold&lt;/b&gt;"), "{dom}");
