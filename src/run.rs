@@ -83,8 +83,12 @@ impl RunState {
                 .collect();
             predecessors.insert(case.clone(), earlier);
         }
-        let snapshot_description =
+        let mut snapshot_description =
             format!("{model} via {} at {}", backend.kind(), backend.endpoint());
+        if let Some(info) = &config.model_info {
+            snapshot_description.push_str("; ");
+            snapshot_description.push_str(info);
+        }
         RunState {
             config,
             suite,
