@@ -349,3 +349,41 @@ fn several_rounds_report_mean_and_spread() {
     assert_eq!(r["rounds"]["stddev"], 0.0, "{summary}");
     assert!(s.run_dir().join("prompt3/question_1.py").is_file());
 }
+
+#[test]
+fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
+    let server = StubServer::start(|req| {
+        if req.path != "/api/chat" {
+            return Behaviour::Default;
+        }
+        let asked = req.last_user_message().unwrap_or("");
+        let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
+        let q = if current.contains("Two Sum") { 1 } else if current.contains("greet") { 2 } else { 3 };
+        let prompt = if asked.starts_with("你是") { 1 } else if asked.starts_with("請仔細") { 2 } else { 3 };
+        match (prompt, q) {
+            (1, 1) => Behaviour::Hang,
+            (1, 2) => Behaviour::Drop,
+            (1, 3) => Behaviour::Malformed,
+            (2, 1) => Behaviour::Status(500, "{\"error\":\"out of memory\"}".into()),
+            (2, 2) => Behaviour::Trickle,
+            (2, 3) => Behaviour::Status(400, "{\"error\":\"bad request\"}".into()),
+            _ => two_of_three(req),
+        }
+    });
+    let s = scratch("[llm]\ntimeout_secs = 1\nretries = 1\nbackoff_ms = 10\n");
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    assert_eq!(summary["finished_cases"], 9, "{summary}");
+    assert_eq!(summary["api_failures"]["timeout"], 2, "{summary}");
+    assert_eq!(summary["api_failures"]["connection_failed"], 1, "{summary}");
+    assert_eq!(summary["api_failures"]["api_error"], 3, "{summary}");
+    assert_eq!(summary["prompt_results"]["prompt1"]["error_breakdown"]["api_error"], 3);
+    assert_eq!(summary["prompt_results"]["prompt3"]["accuracy"], 66.7);
+    // One log line per failed case, naming the server and what to do.
+    let failures: Vec<&str> = run.stderr.lines().filter(|l| l.contains("model call failed")).collect();
+    assert_eq!(failures.len(), 6, "{}", run.stderr);
+    assert!(failures.iter().all(|l| l.contains(&server.url())), "{failures:#?}");
+    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    assert!(html.contains("connection_failed"), "the quick view shows the failure classes");
+}
