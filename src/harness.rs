@@ -448,15 +448,7 @@ fn recorded_models(suite_dir: &Path) -> Vec<String> {
         .collect();
     dirs.sort();
     dirs.into_iter()
-        .filter_map(|d| {
-            let store = SnapshotStore::new(
-                d.parent()?.parent()?,
-                &d.parent()?.file_name()?.to_string_lossy(),
-                &d.file_name()?.to_string_lossy(),
-            );
-            let desc = store.any_description()?;
-            desc.split(" via ").next().map(str::to_string)
-        })
+        .filter_map(|d| SnapshotStore::at(d).recorded_model())
         .collect()
 }
 

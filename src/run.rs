@@ -204,6 +204,7 @@ impl RunState {
             finished_at: String::new(),
         };
 
+        tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = self.backend.chat(case, &request);
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
@@ -250,6 +251,14 @@ impl RunState {
         }
         record.code = Some(code);
         record.finished_at = now();
+        tracing::debug!(
+            case = %case.test_name(),
+            verdict = %record.verdict,
+            llm_secs = record.llm_secs,
+            exec_secs = record.exec_secs,
+            detail = record.detail.as_deref().unwrap_or(""),
+            "case finished"
+        );
         record
     }
 }

@@ -56,6 +56,17 @@ impl SnapshotStore {
         }
     }
 
+    /// A store at an existing model folder.
+    pub fn at(dir: PathBuf) -> SnapshotStore {
+        SnapshotStore { dir }
+    }
+
+    /// The model that recorded these snapshots, from their description.
+    pub fn recorded_model(&self) -> Option<String> {
+        let description = self.any_description()?;
+        description.split(" via ").next().map(str::to_string)
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
