@@ -276,11 +276,8 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     ));
     let (new, changed) = snapshot_counts(&records);
     if new + changed > 0 {
-        say(format!(
-            "📸 {new} new and {changed} changed replies; review them with `cargo insta review` (in CI nothing is written)"
-        ));
+        say(snapshot_note(new, changed));
     }
-
     match gate::evaluate(&summary, &config) {
         Some(g) => {
             for line in g.lines() {
@@ -319,7 +316,9 @@ fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial
         let worker_state = state.clone();
         let worker_case = case.clone();
         std::thread::spawn(move || {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker_state.run_case(&worker_case)));
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker_state.run_case(&worker_case)
+            }));
             if result.is_err() {
                 worker_state.mark_done(&worker_case, None);
             }
@@ -330,15 +329,36 @@ fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial
                 Ok(Ok(Some(record))) => return verdict_outcome(&record).map_err(Failed::from),
                 Ok(Ok(None)) => return Err("not run: the run was interrupted".into()),
                 Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err("the harness panicked on this case; please report it with the journal line".into());
+                    return Err(
+                        "the harness panicked on this case; please report it with the journal line"
+                            .into(),
+                    );
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) if state.interrupted.load(Ordering::SeqCst) => {
+                Err(mpsc::RecvTimeoutError::Timeout)
+                    if state.interrupted.load(Ordering::SeqCst) =>
+                {
                     return Err("abandoned: the run was interrupted".into());
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
         }
     })
+}
+
+/// What happened to new and changed replies depends on insta's update mode.
+fn snapshot_note(new: usize, changed: usize) -> String {
+    let mode = std::env::var("INSTA_UPDATE").unwrap_or_default();
+    if mode == "always" || mode == "force" {
+        format!(
+            "📸 {new} new and {changed} changed replies recorded into the snapshots (INSTA_UPDATE={mode})"
+        )
+    } else if std::env::var_os("CI").is_some() || mode == "no" {
+        format!(
+            "📸 {new} new and {changed} changed replies (not written: CI or INSTA_UPDATE=no); record them locally"
+        )
+    } else {
+        format!("📸 {new} new and {changed} changed replies await review: `cargo insta review`")
+    }
 }
 
 fn snapshot_counts(records: &[CaseRecord]) -> (usize, usize) {
@@ -401,6 +421,9 @@ fn choose_backend(
             let live = Ollama::new(&config.ollama_host);
             let why = match live.check(&model) {
                 Ok(()) => return Ok((Box::new(live), model, false)),
+                // Ollama is running but cannot serve this run: say so rather
+                // than replaying behind the user's back.
+                Err(e) if e.server_answered => return Err(e.message),
                 Err(e) => e.message,
             };
             // No Ollama: replay the recordings of the configured model, or of
@@ -418,7 +441,7 @@ fn choose_backend(
                     announce_replay(
                         &b,
                         &m,
-                        &format!("no live Ollama ({})", first_sentence(&why)),
+                        &format!("no Ollama answers at {}", config.ollama_host),
                     );
                     Ok((Box::new(b), m, true))
                 }
@@ -430,10 +453,6 @@ fn choose_backend(
             }
         }
     }
-}
-
-fn first_sentence(s: &str) -> &str {
-    s.split(';').next().unwrap_or(s).trim()
 }
 
 /// Model folders with snapshots, by their recorded model name.
@@ -453,14 +472,22 @@ fn recorded_models(suite_dir: &Path) -> Vec<String> {
 }
 
 fn announce_replay(b: &Replay, model: &str, why: &str) {
+    let dir = b.store().dir();
+    let shown = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| dir.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| dir.to_path_buf());
+    // The description is "<model> via <server>; <model_info>": the part after
+    // the model says where the recording came from.
     let origin = b
         .store()
         .any_description()
-        .unwrap_or_else(|| model.to_string());
+        .and_then(|d| d.split_once(" via ").map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| "an earlier live run".into());
     say(format!(
-        "▶ replaying {} recorded replies of {model} (recorded from {origin}) from {} because {why}; to go live: start `ollama serve` (OLLAMA_HOST) or set PROMPTEVAL_BACKEND=openai PROMPTEVAL_BASE_URL=http://HOST:PORT/v1",
+        "▶ replay ({why}): {} recorded replies of {model} from {} (recorded via {origin}). Go live: `ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai",
         b.store().count(),
-        b.store().dir().display(),
+        shown.display(),
     ));
 }
 

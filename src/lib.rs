@@ -1,7 +1,28 @@
 //! # prompteval
 //!
-//! Measures how well prompt templates make an LLM write correct Python.
-//! (crate docs are completed with the harness)
+//! Measures how well prompt templates make an LLM write correct Python. The
+//! main job is `cargo test --test prompts`: a libtest-mimic harness that turns
+//! every prompt x question x round of a JSON suite into a named test case.
+//!
+//! The pipeline runs in one direction, one module per arrow:
+//!
+//! ```text
+//! harness.toml + env ─► config::Config
+//! suite JSON ─► suite::Suite                  validated, file:line errors
+//! Suite × rounds ─► plan::cases               names, trial order
+//! Case + chain history ─► history             the spec's "learning history"
+//! request ─► backend::{ollama, openai, replay} connection test, retries
+//! reply ─► extract                            fenced Python blocks, fallback
+//! code ─► sandbox                             namespaces, landlock, limits
+//! execution ─► judge                          verdict
+//! verdict ─► journal (JSONL) + snapshot (insta)
+//! journal ─► report                           summary.json, reports, .py, html, table
+//! summary + thresholds ─► gate                exit status
+//! ```
+//!
+//! [`run`] drives one case through the pipeline; [`harness`] is the only
+//! module that knows libtest-mimic; `tests/prompts.rs` calls
+//! [`harness::main`].
 
 pub mod backend;
 pub mod case;

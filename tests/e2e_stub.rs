@@ -358,8 +358,20 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
         }
         let asked = req.last_user_message().unwrap_or("");
         let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
-        let q = if current.contains("Two Sum") { 1 } else if current.contains("greet") { 2 } else { 3 };
-        let prompt = if asked.starts_with("你是") { 1 } else if asked.starts_with("請仔細") { 2 } else { 3 };
+        let q = if current.contains("Two Sum") {
+            1
+        } else if current.contains("greet") {
+            2
+        } else {
+            3
+        };
+        let prompt = if asked.starts_with("你是") {
+            1
+        } else if asked.starts_with("請仔細") {
+            2
+        } else {
+            3
+        };
         match (prompt, q) {
             (1, 1) => Behaviour::Hang,
             (1, 2) => Behaviour::Drop,
@@ -378,12 +390,122 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
     assert_eq!(summary["api_failures"]["timeout"], 2, "{summary}");
     assert_eq!(summary["api_failures"]["connection_failed"], 1, "{summary}");
     assert_eq!(summary["api_failures"]["api_error"], 3, "{summary}");
-    assert_eq!(summary["prompt_results"]["prompt1"]["error_breakdown"]["api_error"], 3);
+    assert_eq!(
+        summary["prompt_results"]["prompt1"]["error_breakdown"]["api_error"],
+        3
+    );
     assert_eq!(summary["prompt_results"]["prompt3"]["accuracy"], 66.7);
     // One log line per failed case, naming the server and what to do.
-    let failures: Vec<&str> = run.stderr.lines().filter(|l| l.contains("model call failed")).collect();
+    let failures: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("model call failed"))
+        .collect();
     assert_eq!(failures.len(), 6, "{}", run.stderr);
-    assert!(failures.iter().all(|l| l.contains(&server.url())), "{failures:#?}");
+    assert!(
+        failures.iter().all(|l| l.contains(&server.url())),
+        "{failures:#?}"
+    );
     let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
-    assert!(html.contains("connection_failed"), "the quick view shows the failure classes");
+    assert!(
+        html.contains("connection_failed"),
+        "the quick view shows the failure classes"
+    );
+}
+
+fn dead_host() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}")
+}
+
+#[test]
+fn auto_backend_replays_recorded_replies_when_no_ollama_answers() {
+    let server = StubServer::start(two_of_three);
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\n",
+        example_suite().display()
+    ));
+    // Record once, live (backend auto finds the stub Ollama).
+    let live = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
+    );
+    assert_eq!(live.status, Some(101), "{}", live.both());
+    assert!(!live.stdout.contains("▶ replay"), "{}", live.stdout);
+    let snaps = s.path().join("snapshots/example/stub-coder_1.5b");
+    assert_eq!(
+        std::fs::read_dir(&snaps).unwrap().count(),
+        9,
+        "one snapshot per case"
+    );
+    let snap = std::fs::read_to_string(snaps.join("prompt1__q1_two_sum__r1.snap")).unwrap();
+    assert!(
+        snap.contains("description: \"stub-coder:1.5b via ollama at http://127.0.0.1:"),
+        "{snap}"
+    );
+    assert!(snap.contains("model: \"stub-coder:1.5b\""), "{snap}");
+    assert!(snap.ends_with(&format!("{TWO_SUM}\n")), "{snap}");
+    drop(server);
+
+    let host = dead_host();
+    let replay = s.prompts(&[], &[("OLLAMA_HOST", &host)]);
+    assert_eq!(replay.status, Some(101), "{}", replay.both());
+    let announce: Vec<&str> = replay
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("▶ replay"))
+        .collect();
+    assert_eq!(announce.len(), 1, "{}", replay.stdout);
+    assert!(
+        announce[0].contains(&format!("no Ollama answers at http://{host}")),
+        "{}",
+        announce[0]
+    );
+    assert!(
+        announce[0].contains("9 recorded replies of stub-coder:1.5b"),
+        "{}",
+        announce[0]
+    );
+    assert!(announce[0].contains("ollama serve"), "{}", announce[0]);
+    let summary = s.summary();
+    assert_eq!(summary["backend"], "replay");
+    for p in ["prompt1", "prompt2", "prompt3"] {
+        assert_eq!(summary["prompt_results"][p]["accuracy"], 66.7, "{summary}");
+    }
+}
+
+#[test]
+fn auto_backend_reports_a_missing_model_instead_of_replaying() {
+    let server = StubServer::start(two_of_three);
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"llama3:8b\"\n",
+        example_suite().display()
+    ));
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr.contains("ollama pull llama3:8b"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("▶ replay"));
+}
+
+#[test]
+fn explicit_replay_without_recordings_is_an_error() {
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"m\"\nbackend = \"replay\"\n",
+        example_suite().display()
+    ));
+    let run = s.prompts(&[], &[]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr.contains("no recorded replies for model m"),
+        "{}",
+        run.stderr
+    );
 }

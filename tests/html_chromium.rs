@@ -24,11 +24,18 @@ print('</script><script>document.title="XSS"+"FIRED"</script>')
 ```"#;
 
 fn chromium() -> Option<&'static str> {
-    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        .into_iter()
-        .find(|p| Path::new(p).exists());
+    let found = [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists());
     if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "CI must install chromium (apt-get install chromium)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install chromium (apt-get install chromium)"
+        );
         eprintln!("skipped: no chromium on this machine");
     }
     found
@@ -52,7 +59,11 @@ fn dump_dom(browser: &str, page: &Path) -> String {
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("chromium starts");
-    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -69,18 +80,33 @@ fn hostile_replies_and_questions_render_as_inert_text() {
         r#"{"plain": "Solve: {question}",
             "questions": [{"id": "inject", "question": "Print <b>bold</b> <script>document.title='XSS'+'FIRED'</script>", "answer": "x"}]}"#,
     );
-    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_SUITE", suite.to_str().unwrap())]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_SUITE", suite.to_str().unwrap()),
+        ],
+    );
     assert_eq!(run.status, Some(101), "{}", run.both());
     // Control: the same payload unescaped does fire in this browser, so the
     // absence of the marker below means escaping worked, not a dead browser.
-    let control = s.write("control.html", "<html><body><script>document.title='XSS'+'FIRED'</script></body></html>");
-    assert!(dump_dom(browser, &control).contains("XSSFIRED"), "the control payload did not run");
+    let control = s.write(
+        "control.html",
+        "<html><body><script>document.title='XSS'+'FIRED'</script></body></html>",
+    );
+    assert!(
+        dump_dom(browser, &control).contains("XSSFIRED"),
+        "the control payload did not run"
+    );
 
     let page = s.run_dir().join("quick_view.html");
     let dom = dump_dom(browser, &page);
 
     assert!(!dom.contains("XSSFIRED"), "a payload executed:\n{dom}");
-    assert!(!dom.contains("<script"), "a script element made it into the DOM");
+    assert!(
+        !dom.contains("<script"),
+        "a script element made it into the DOM"
+    );
     assert!(!dom.contains("<iframe"), "an iframe made it into the DOM");
     assert!(!dom.contains("<img"), "an img element made it into the DOM");
     // Serialised text escapes `<` but not quotes, so only a real element
@@ -88,7 +114,10 @@ fn hostile_replies_and_questions_render_as_inert_text() {
     let js_link = regex::Regex::new(r#"<a\b[^>]*href="javascript:"#).unwrap();
     assert!(!js_link.is_match(&dom), "a javascript: link became a link");
     // The payloads are there, as text the user can read.
-    assert!(dom.contains("&lt;script&gt;document.title='XSS'+'FIRED'&lt;/script&gt;"), "{dom}");
+    assert!(
+        dom.contains("&lt;script&gt;document.title='XSS'+'FIRED'&lt;/script&gt;"),
+        "{dom}"
+    );
     assert!(dom.contains("&lt;b&gt;bold&lt;/b&gt;"), "{dom}");
     assert!(dom.contains("plain"), "the prompt's section is missing");
 }

@@ -25,7 +25,13 @@ fn answer(req: &Request) -> Behaviour {
     }
     let asked = req.last_user_message().unwrap_or("");
     let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
-    let i = if current.contains("Two Sum") { 0 } else if current.contains("greet") { 1 } else { 2 };
+    let i = if current.contains("Two Sum") {
+        0
+    } else if current.contains("greet") {
+        1
+    } else {
+        2
+    };
     Behaviour::Reply(CODE[i].into())
 }
 
@@ -54,11 +60,15 @@ fn stop_with(signal: &str) {
     let s = scratch();
     let mut child = s.spawn_prompts(&["--test-threads", "3"], &[("OLLAMA_HOST", &server.url())]);
     assert!(
-        wait_until(60, || s.journal_lines() >= 3 && server.requests_to("/api/chat").len() >= 4),
+        wait_until(60, || s.journal_lines() >= 3
+            && server.requests_to("/api/chat").len() >= 4),
         "the first question of each prompt should finish"
     );
     let sent = Instant::now();
-    let status = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+    let status = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     let mut waited = None;
     while sent.elapsed() < Duration::from_secs(15) {
@@ -73,7 +83,12 @@ fn stop_with(signal: &str) {
         panic!("the harness did not stop within 15 s of {signal}");
     };
     let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     assert_eq!(status.code(), Some(130), "{stdout}");
     assert!(stdout.contains("PROMPTEVAL_RESUME="), "{stdout}");
 
@@ -82,17 +97,34 @@ fn stop_with(signal: &str) {
     assert_eq!(summary["complete"], false, "{summary}");
     assert_eq!(summary["finished_cases"], 3, "{summary}");
     let html = std::fs::read_to_string(dir.join("quick_view.html")).unwrap();
-    assert!(html.contains("INCOMPLETE"), "the quick view must say the run is incomplete");
+    assert!(
+        html.contains("INCOMPLETE"),
+        "the quick view must say the run is incomplete"
+    );
 
     // Resume with a healthy model: only the six unfinished cases run, and
     // their requests carry the history of the journaled first question.
     server.set_script(answer);
     let before = server.requests_to("/api/chat").len();
-    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_RESUME", dir.to_str().unwrap())]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_RESUME", dir.to_str().unwrap()),
+        ],
+    );
     assert_eq!(run.status, Some(0), "{}", run.both());
-    let resumed: Vec<Request> = server.requests_to("/api/chat").into_iter().skip(before).collect();
+    let resumed: Vec<Request> = server
+        .requests_to("/api/chat")
+        .into_iter()
+        .skip(before)
+        .collect();
     assert_eq!(resumed.len(), 6, "only unfinished cases run again");
-    assert!(resumed.iter().all(|r| r.last_user_message().unwrap().contains("問題1: 實作Two Sum")));
+    assert!(resumed.iter().all(|r| {
+        r.last_user_message()
+            .unwrap()
+            .contains("問題1: 實作Two Sum")
+    }));
     assert_eq!(s.run_dirs(), 1, "resume writes into the same folder");
     let summary = summary_of(&dir);
     assert_eq!(summary["complete"], true, "{summary}");
@@ -121,13 +153,22 @@ fn kill_9_keeps_every_finished_case() {
     child.wait().unwrap();
     let dir = s.run_dir();
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
-    let records: Vec<serde_json::Value> = journal.lines().map(|l| serde_json::from_str(l).expect("every line is a whole record")).collect();
+    let records: Vec<serde_json::Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a whole record"))
+        .collect();
     assert_eq!(records.len(), 3);
     assert!(records.iter().all(|r| r["verdict"] == "correct"));
     assert!(!dir.join("summary.json").exists());
 
     server.set_script(answer);
-    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_RESUME", dir.to_str().unwrap())]);
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_RESUME", dir.to_str().unwrap()),
+        ],
+    );
     assert_eq!(run.status, Some(0), "{}", run.both());
     assert_eq!(summary_of(&dir)["finished_cases"], 9);
 }
@@ -139,34 +180,55 @@ fn kill_9_keeps_every_finished_case() {
 fn replayed_run_resumed_after_interruption_equals_uninterrupted_run() {
     let server = StubServer::start(|req| match answer(req) {
         // Vary by prompt so the comparison is not trivially uniform.
-        Behaviour::Reply(r) if req.last_user_message().unwrap_or("").starts_with("請仔細") && r == CODE[2] => {
+        Behaviour::Reply(r)
+            if req.last_user_message().unwrap_or("").starts_with("請仔細") && r == CODE[2] =>
+        {
             Behaviour::Reply("```python\nprint(1/0)\n```".into())
         }
         other => other,
     });
     let s = scratch();
-    let record = s.prompts(&[], &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")]);
+    let record = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
+    );
     assert_eq!(record.status, Some(101), "{}", record.both());
 
     let replay = [("PROMPTEVAL_BACKEND", "replay")];
     let full = s.prompts(&[], &replay);
     assert_eq!(full.status, Some(101), "{}", full.both());
-    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     dirs.sort();
     let uninterrupted = dirs[1].clone();
 
     let again = s.prompts(&[], &replay);
     assert_eq!(again.status, Some(101));
-    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     dirs.sort();
     let interrupted = dirs[2].clone();
     let journal = std::fs::read_to_string(interrupted.join("journal.jsonl")).unwrap();
     let kept: Vec<&str> = journal.lines().take(4).collect();
-    std::fs::write(interrupted.join("journal.jsonl"), kept.join("\n") + "\n{\"case\": {\"prom").unwrap();
+    std::fs::write(
+        interrupted.join("journal.jsonl"),
+        kept.join("\n") + "\n{\"case\": {\"prom",
+    )
+    .unwrap();
     for f in ["summary.json", "quick_view.html"] {
         std::fs::remove_file(interrupted.join(f)).unwrap();
     }
-    let resumed = s.prompts(&[], &[replay[0], ("PROMPTEVAL_RESUME", interrupted.to_str().unwrap())]);
+    let resumed = s.prompts(
+        &[],
+        &[
+            replay[0],
+            ("PROMPTEVAL_RESUME", interrupted.to_str().unwrap()),
+        ],
+    );
     assert_eq!(resumed.status, Some(101), "{}", resumed.both());
 
     let comparable = |dir: &std::path::Path| {
@@ -174,8 +236,10 @@ fn replayed_run_resumed_after_interruption_equals_uninterrupted_run() {
         for (_, r) in v.as_object_mut().unwrap() {
             r.as_object_mut().unwrap().remove("avg_execution_time");
         }
-        let detailed: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("report/detailed_report.json")).unwrap()).unwrap();
+        let detailed: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("report/detailed_report.json")).unwrap(),
+        )
+        .unwrap();
         let mut cases: Vec<String> = Vec::new();
         collect_cases(&detailed, &mut cases);
         cases.sort();
@@ -193,7 +257,10 @@ fn replayed_run_resumed_after_interruption_equals_uninterrupted_run() {
 fn collect_cases(v: &serde_json::Value, out: &mut Vec<String>) {
     match v {
         serde_json::Value::Object(o) if o.contains_key("verdict") && o.contains_key("case") => {
-            out.push(format!("{}|{}|{}|{}|{}", o["name"], o["verdict"], o["prompt"], o["reply"], o["actual"]));
+            out.push(format!(
+                "{}|{}|{}|{}|{}",
+                o["name"], o["verdict"], o["prompt"], o["reply"], o["actual"]
+            ));
         }
         serde_json::Value::Object(o) => o.values().for_each(|x| collect_cases(x, out)),
         serde_json::Value::Array(a) => a.iter().for_each(|x| collect_cases(x, out)),

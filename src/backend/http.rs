@@ -273,6 +273,10 @@ impl HttpClient {
     /// A GET for the connection test: short timeout, no retries.
     pub fn check_get(&self, path: &str) -> Result<Value, ConnectError> {
         self.send(path, None, CHECK_TIMEOUT).map_err(|e| {
+            let unreachable = matches!(
+                e.outcome,
+                Outcome::ConnectFailed | Outcome::Dropped | Outcome::TimedOut
+            );
             let message = match e.outcome {
                 Outcome::ConnectFailed | Outcome::Dropped | Outcome::TimedOut => format!(
                     "cannot reach {} at {} ({}); {}",
@@ -286,7 +290,10 @@ impl HttpClient {
                     e.advice()
                 ),
             };
-            ConnectError { message }
+            ConnectError {
+                message,
+                server_answered: !unreachable,
+            }
         })
     }
 
@@ -298,6 +305,7 @@ impl HttpClient {
             available.join(", ")
         };
         ConnectError {
+            server_answered: true,
             message: format!(
                 "model {model:?} is not available on {} at {}; {} (available: {present})",
                 self.hints.label,

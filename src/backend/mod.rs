@@ -73,6 +73,9 @@ impl std::error::Error for BackendError {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectError {
     pub message: String,
+    /// The server is there but refused the run (e.g. the model is missing):
+    /// `backend = "auto"` must report this, not fall back to a replay.
+    pub server_answered: bool,
 }
 
 impl std::fmt::Display for ConnectError {

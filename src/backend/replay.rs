@@ -33,6 +33,7 @@ impl Backend for Replay {
     fn check(&self, model: &str) -> Result<(), ConnectError> {
         if self.store.count() == 0 {
             return Err(ConnectError {
+                server_answered: false,
                 message: format!(
                     "no recorded replies for model {model} in {}: record them once with a live backend (PROMPTEVAL_BACKEND=ollama or openai, INSTA_UPDATE=always), or pick a recorded model with PROMPTEVAL_MODEL",
                     self.store.dir().display()

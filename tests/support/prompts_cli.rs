@@ -116,7 +116,13 @@ pub fn prompts_binary() -> PathBuf {
     BIN.get_or_init(|| {
         let out = Command::new(env!("CARGO"))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["test", "--test", "prompts", "--no-run", "--message-format=json"])
+            .args([
+                "test",
+                "--test",
+                "prompts",
+                "--no-run",
+                "--message-format=json",
+            ])
             .output()
             .expect("cargo runs");
         String::from_utf8_lossy(&out.stdout)
@@ -135,23 +141,36 @@ impl Scratch {
         let mut cmd = Command::new(prompts_binary());
         cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
         for (k, _) in std::env::vars() {
-            if k.starts_with("PROMPTEVAL_") || k.starts_with("OLLAMA_") || k.starts_with("INSTA_") || k == "OPENAI_API_KEY" {
+            if k.starts_with("PROMPTEVAL_")
+                || k.starts_with("OLLAMA_")
+                || k.starts_with("INSTA_")
+                || k == "OPENAI_API_KEY"
+            {
                 cmd.env_remove(k);
             }
         }
-        cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml")).env("CI", "true");
+        cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml"))
+            .env("CI", "true");
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
         cmd.spawn().expect("the prompts binary starts")
     }
 
     /// Lines in the run folder's journal (0 when there is none yet).
     pub fn journal_lines(&self) -> usize {
-        let Ok(rd) = std::fs::read_dir(self.path().join("result")) else { return 0 };
+        let Ok(rd) = std::fs::read_dir(self.path().join("result")) else {
+            return 0;
+        };
         rd.filter_map(Result::ok)
-            .map(|e| std::fs::read_to_string(e.path().join("journal.jsonl")).unwrap_or_default().lines().count())
+            .map(|e| {
+                std::fs::read_to_string(e.path().join("journal.jsonl"))
+                    .unwrap_or_default()
+                    .lines()
+                    .count()
+            })
             .sum()
     }
 }
