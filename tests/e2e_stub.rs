@@ -21,8 +21,7 @@ fn two_of_three(req: &Request) -> Behaviour {
     if req.path != "/api/chat" {
         return Behaviour::Default;
     }
-    let asked = req.last_user_message().unwrap_or("");
-    let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
+    let current = req.current_question();
     if current.contains("Two Sum") {
         Behaviour::Reply(TWO_SUM.into())
     } else if current.contains("greet") {
@@ -357,7 +356,7 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
             return Behaviour::Default;
         }
         let asked = req.last_user_message().unwrap_or("");
-        let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
+        let current = req.current_question();
         let q = if current.contains("Two Sum") {
             1
         } else if current.contains("greet") {

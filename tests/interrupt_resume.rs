@@ -23,8 +23,7 @@ fn answer(req: &Request) -> Behaviour {
     if req.path != "/api/chat" {
         return Behaviour::Default;
     }
-    let asked = req.last_user_message().unwrap_or("");
-    let current = asked.rsplit("現在請解決新問題：").next().unwrap_or(asked);
+    let current = req.current_question();
     let i = if current.contains("Two Sum") {
         0
     } else if current.contains("greet") {

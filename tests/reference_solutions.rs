@@ -18,15 +18,23 @@ fn check_suite(name: &str, reference_name: impl Fn(usize, &str) -> String) {
     let sandbox = Sandbox::new(&SandboxConfig::default()).unwrap();
     let mut wrong = Vec::new();
     for q in &suite.questions {
-        let file = root.join("reference").join(name).join(reference_name(q.index, &q.id));
-        let code = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let file = root
+            .join("reference")
+            .join(name)
+            .join(reference_name(q.index, &q.id));
+        let code =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let execution = sandbox.run(&code).unwrap();
         let j = judge(&execution, &q.answer);
         if j.verdict != Verdict::Correct {
             wrong.push(format!("{}: {} {:?}", q.id, j.verdict, j.detail));
         }
     }
-    assert!(wrong.is_empty(), "reference solutions judged wrong:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "reference solutions judged wrong:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -46,7 +54,11 @@ fn python_basics_has_at_least_24_questions_of_all_three_kinds() {
     assert!(suite.questions.len() >= 24);
     assert!((3..=4).contains(&suite.prompts.len()));
     for kind in ["algorithm", "indentation", "bugfix"] {
-        let n = suite.questions.iter().filter(|q| q.kind.as_deref() == Some(kind)).count();
+        let n = suite
+            .questions
+            .iter()
+            .filter(|q| q.kind.as_deref() == Some(kind))
+            .count();
         assert!(n >= 8, "{kind}: {n}");
     }
 }
@@ -59,6 +71,10 @@ fn verification_script_passes() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("0 failed"), "{stdout}");
 }

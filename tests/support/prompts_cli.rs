@@ -72,25 +72,9 @@ impl Scratch {
     /// `cargo test --test prompts -- <args>` with `env` on top of a clean
     /// environment.
     pub fn prompts(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["test", "--quiet", "--test", "prompts", "--"])
+        let mut cmd = self.command(env!("CARGO").as_ref(), env);
+        cmd.args(["test", "--quiet", "--test", "prompts", "--"])
             .args(args);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("PROMPTEVAL_")
-                || k.starts_with("OLLAMA_")
-                || k.starts_with("INSTA_")
-                || k == "OPENAI_API_KEY"
-            {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml"));
-        // CI mode: insta never writes pending snapshots into the repo.
-        cmd.env("CI", "true");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
         let Output {
             status,
             stdout,
@@ -136,10 +120,12 @@ pub fn prompts_binary() -> PathBuf {
 }
 
 impl Scratch {
-    /// The harness binary as a child process (not waited for).
-    pub fn spawn_prompts(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
-        let mut cmd = Command::new(prompts_binary());
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
+    /// `program` in the package root with this scratch folder's harness.toml,
+    /// the caller's PROMPTEVAL_*/OLLAMA_*/INSTA_* settings removed, CI mode
+    /// (insta never writes pending snapshots into the repo) and `env` on top.
+    fn command(&self, program: &Path, env: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
         for (k, _) in std::env::vars() {
             if k.starts_with("PROMPTEVAL_")
                 || k.starts_with("OLLAMA_")
@@ -154,6 +140,13 @@ impl Scratch {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        cmd
+    }
+
+    /// The harness binary as a child process (not waited for).
+    pub fn spawn_prompts(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = self.command(&prompts_binary(), env);
+        cmd.args(args);
         cmd.stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         cmd.spawn().expect("the prompts binary starts")

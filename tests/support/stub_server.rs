@@ -88,6 +88,13 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The question being asked: the last user message after the learning
+    /// history's closing line (the whole message when there is no history).
+    pub fn current_question(&self) -> &str {
+        let asked = self.last_user_message().unwrap_or("");
+        asked.rsplit("現在請解決新問題：").next().unwrap_or(asked)
+    }
+
     /// The content of the last user message of a chat request.
     pub fn last_user_message(&self) -> Option<&str> {
         self.json["messages"]
