@@ -16,6 +16,15 @@ use prompts_cli::{Scratch, example_suite};
 const MODEL: &str = "qwen2.5-coder:1.5b";
 const KEY_CANARY: &str = "sk-prompteval-canary-5f1c9e";
 
+/// The repository's configuration for this model (system prompt included),
+/// with a timeout for a CPU-bound server that queues concurrent requests.
+fn config() -> String {
+    format!(
+        "suite = \"{}\"\n[llm]\ntimeout_secs = 180\nsystem_prompt = \"Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.\"\n",
+        example_suite().display()
+    )
+}
+
 fn live_url() -> Option<String> {
     match std::env::var("PROMPTEVAL_LIVE_BASE_URL") {
         Ok(url) if !url.is_empty() => Some(url),
@@ -97,7 +106,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn live_run_is_real_consistent_and_reproducible() {
     let Some(url) = live_url() else { return };
-    let s = Scratch::new(&format!("suite = \"{}\"\n", example_suite().display()));
+    let s = Scratch::new(&config());
     let first = live_run(&s, &url, &[]);
     assert!(
         matches!(first.status, Some(0) | Some(101)),
@@ -182,7 +191,7 @@ fn live_run_is_real_consistent_and_reproducible() {
 #[test]
 fn wrong_model_name_is_one_clear_error() {
     let Some(url) = live_url() else { return };
-    let s = Scratch::new(&format!("suite = \"{}\"\n", example_suite().display()));
+    let s = Scratch::new(&config());
     let run = s.prompts(
         &[],
         &[
