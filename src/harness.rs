@@ -149,6 +149,14 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         return Ok(libtest_mimic::run(args, trials).exit_code());
     }
 
+    // What this run sets out to finish: the selected cases of a new run, or
+    // everything the interrupted run had selected. A filtered run is complete
+    // when its selection is.
+    let intended: Vec<CaseId> = match &manifest {
+        Some(m) => m.cases.clone(),
+        None => selected.clone(),
+    };
+
     say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
     say(format!(
         "✅ 載入完成: {} 個 Prompts, {} 個問題 ({})",
@@ -180,7 +188,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
                 rounds: config.rounds,
                 backend: backend.kind().into(),
                 endpoint: backend.endpoint(),
-                cases: planned.clone(),
+                cases: intended.clone(),
             },
         )?;
     }
@@ -225,7 +233,9 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
 
     let mut records = finished;
     records.extend(state.records());
-    let complete = planned.iter().all(|c| records.iter().any(|r| &r.case == c));
+    let complete = intended
+        .iter()
+        .all(|c| records.iter().any(|r| &r.case == c));
     let info = RunInfo {
         test_id,
         timestamp,
@@ -241,7 +251,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             .map(|p| (p.name.clone(), p.template.clone()))
             .collect(),
         question_count: suite.questions.len(),
-        planned_cases: planned.len(),
+        planned_cases: intended.len(),
         complete,
         isolation,
         thresholds: suite
@@ -266,7 +276,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         say(format!(
             "⚠️  執行未完成: {} of {} cases finished; finish it with PROMPTEVAL_RESUME={}",
             records.len(),
-            planned.len(),
+            intended.len(),
             run_dir.display()
         ));
     }

@@ -159,6 +159,9 @@ fn prompt_filter_runs_only_that_prompt() {
         "{names:?}"
     );
     let summary = s.summary();
+    // A filtered run is complete when its selection is.
+    assert_eq!(summary["complete"], true, "{summary}");
+    assert_eq!(summary["planned_cases"], 3, "{summary}");
     let prompts: Vec<&String> = summary["prompt_results"]
         .as_object()
         .unwrap()
