@@ -79,6 +79,7 @@ fn stop_with(signal: &str) {
     }
     let Some(status) = waited else {
         let _ = child.kill();
+        let _ = child.wait();
         panic!("the harness did not stop within 15 s of {signal}");
     };
     let mut stdout = String::new();
