@@ -20,7 +20,7 @@
 //! history is bounded (most recent entries, abbreviated questions and
 //! answers, a character cap) so long suites fit the model's context.
 
-use crate::case::CaseRecord;
+use crate::case::{CaseRecord, Verdict};
 use crate::config::{HistoryConfig, HistoryLanguage};
 use crate::judge::abbreviate;
 
@@ -44,13 +44,12 @@ impl HistoryEntry {
             (None, Some(f)) => format!("(no reply: {})", f.as_str()),
             (None, None) => "(no code)".into(),
         };
-        let actual = if record.actual.is_empty() {
-            record
-                .detail
-                .clone()
-                .unwrap_or_else(|| "(no output)".to_string())
-        } else {
-            record.actual.clone()
+        // An error says more than empty output; a wrong answer with no
+        // output is just that (its detail would repeat the expected value).
+        let actual = match (&record.actual, record.verdict, &record.detail) {
+            (a, _, _) if !a.is_empty() => a.clone(),
+            (_, Verdict::WrongAnswer, _) | (_, _, None) => "(no output)".to_string(),
+            (_, _, Some(detail)) => detail.clone(),
         };
         HistoryEntry {
             question_number: record.case.question,
@@ -251,6 +250,23 @@ mod tests {
             build_prompt("{question}", "Q2", &[e], &off),
             "\n\n現在請解決新問題：Q2"
         );
+    }
+
+    #[test]
+    fn entries_show_errors_but_not_empty_wrong_output_details() {
+        let mut r = crate::journal::tests::record(1);
+        r.verdict = Verdict::WrongAnswer;
+        r.actual = String::new();
+        r.detail = Some("expected \"1\", got \"\"".into());
+        assert_eq!(HistoryEntry::from_record(&r).actual, "(no output)");
+        r.verdict = Verdict::RuntimeError;
+        r.detail = Some("ZeroDivisionError: division by zero".into());
+        assert_eq!(
+            HistoryEntry::from_record(&r).actual,
+            "ZeroDivisionError: division by zero"
+        );
+        r.actual = "0".into();
+        assert_eq!(HistoryEntry::from_record(&r).actual, "0");
     }
 
     #[test]

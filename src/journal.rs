@@ -73,7 +73,7 @@ pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::case::{CaseId, Verdict};
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::backend::{Backend, ChatRequest, Message};
 use crate::case::{CaseId, CaseRecord, ChainId, SnapshotState, Verdict};
 use crate::config::Config;
-use crate::extract::extract;
+use crate::extract::{Source, extract};
 use crate::history::{HistoryEntry, build_prompt};
 use crate::journal::Journal;
 use crate::judge::judge;
@@ -232,7 +232,8 @@ impl RunState {
             ),
             None => SnapshotState::Replayed,
         });
-        let code = extract(&reply.content).code;
+        let extracted = extract(&reply.content);
+        let code = extracted.code;
         record.reply = Some(reply.content);
         match self.sandbox.run(&code) {
             Ok(execution) => {
@@ -248,6 +249,15 @@ impl RunState {
                 record.verdict = Verdict::RuntimeError;
                 record.detail = Some(format!("the sandbox could not run the program: {e}"));
             }
+        }
+        if extracted.source == Source::WholeReply && !record.passed() {
+            // Small models often answer with the expected output instead of
+            // a program; say so, since the verdict alone hides it.
+            let note = "the reply had no code block, so all of it was run as the program";
+            record.detail = Some(match record.detail.take() {
+                Some(d) => format!("{d} ({note})"),
+                None => note.to_string(),
+            });
         }
         record.code = Some(code);
         record.finished_at = now();
