@@ -93,7 +93,8 @@ pub struct HistoryConfig {
     pub max_entries: usize,
     /// Upper bound on the characters of the whole history block.
     pub max_chars: usize,
-    /// Each earlier question is abbreviated to this many characters.
+    /// Each earlier question is abbreviated to this many characters (most
+    /// questions fit whole; the cap guards against pasted files).
     pub question_chars: usize,
     /// Each earlier answer (the extracted code) is abbreviated to this many characters.
     pub answer_chars: usize,
@@ -106,7 +107,7 @@ impl Default for HistoryConfig {
             enabled: true,
             max_entries: 10,
             max_chars: 6000,
-            question_chars: 120,
+            question_chars: 600,
             answer_chars: 300,
             language: HistoryLanguage::Zh,
         }
