@@ -444,3 +444,17 @@ fn the_api_key_is_sent_as_bearer_and_never_shown() {
     assert!(shown[0].contains("PROMPTEVAL_API_KEY"), "{}", shown[0]);
     assert!(shown[0].contains("[redacted]"), "{}", shown[0]);
 }
+
+#[test]
+fn an_ollama_compatible_server_without_api_version_passes_the_check() {
+    let server = StubServer::start(|req| match req.path.as_str() {
+        "/api/version" => Behaviour::Status(404, "404 page not found".into()),
+        _ => Behaviour::Default,
+    });
+    Ollama::new(&server.url())
+        .check(STUB_MODEL)
+        .expect("the model list is what matters");
+    // ...but the model must still be listed.
+    let e = Ollama::new(&server.url()).check("other:1b").unwrap_err();
+    assert!(e.server_answered && e.message.contains("ollama pull other:1b"), "{}", e.message);
+}

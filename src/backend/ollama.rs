@@ -88,12 +88,20 @@ impl Backend for Ollama {
     }
 
     fn check(&self, model: &str) -> Result<(), ConnectError> {
-        let version = self.http.check_get("/api/version")?;
-        tracing::debug!(
-            "Ollama {} at {}",
-            version["version"].as_str().unwrap_or("(unknown version)"),
-            self.http.base_url()
-        );
+        // /api/version proves the server is there; a server that answers but
+        // does not implement it (an Ollama-compatible proxy) is still usable,
+        // so only an unreachable server stops the run here.
+        match self.http.check_get("/api/version") {
+            Ok(version) => tracing::debug!(
+                "Ollama {} at {}",
+                version["version"].as_str().unwrap_or("(unknown version)"),
+                self.http.base_url()
+            ),
+            Err(e) if e.server_answered => {
+                tracing::debug!("no /api/version at {}: {}", self.http.base_url(), e.message)
+            }
+            Err(e) => return Err(e),
+        }
         let tags = self.http.check_get("/api/tags")?;
         let models = tags["models"]
             .as_array()
