@@ -456,5 +456,9 @@ fn an_ollama_compatible_server_without_api_version_passes_the_check() {
         .expect("the model list is what matters");
     // ...but the model must still be listed.
     let e = Ollama::new(&server.url()).check("other:1b").unwrap_err();
-    assert!(e.server_answered && e.message.contains("ollama pull other:1b"), "{}", e.message);
+    assert!(
+        e.server_answered && e.message.contains("ollama pull other:1b"),
+        "{}",
+        e.message
+    );
 }
