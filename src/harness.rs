@@ -117,11 +117,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         return Err("prompteval runs a suite in one process (chains share their history and the report is written after the last case); run it with `cargo test --test prompts`, not cargo-nextest".into());
     }
     if args.list {
-        let trials = planned
-            .iter()
-            .map(|c| Trial::test(c.test_name(), || Ok(())))
-            .collect();
-        return Ok(libtest_mimic::run(args, trials).exit_code());
+        return Ok(libtest_mimic::run(args, placeholder_trials(&planned)).exit_code());
     }
 
     let finished = match &resume {
@@ -135,18 +131,14 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     let selected: Vec<CaseId> = planned
         .iter()
         .filter(|c| !finished.iter().any(|r| &r.case == *c))
-        .filter(|c| !args.is_filtered_out(&Trial::test(c.test_name(), || Ok(()))))
+        .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
         .filter(|_| !args.ignored)
         .cloned()
         .collect();
 
     if selected.is_empty() && finished.is_empty() {
         // Nothing to evaluate: let libtest print its "0 tests" summary.
-        let trials = planned
-            .iter()
-            .map(|c| Trial::test(c.test_name(), || Ok(())))
-            .collect();
-        return Ok(libtest_mimic::run(args, trials).exit_code());
+        return Ok(libtest_mimic::run(args, placeholder_trials(&planned)).exit_code());
     }
 
     // What this run sets out to finish: the selected cases of a new run, or
@@ -305,6 +297,16 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             conclusion.exit_code()
         }),
     }
+}
+
+/// A trial that only carries a case's name: for `--list`, for asking
+/// libtest's filters which cases are selected, and for runs with nothing to do.
+fn placeholder_trial(case: &CaseId) -> Trial {
+    Trial::test(case.test_name(), || Ok(()))
+}
+
+fn placeholder_trials(cases: &[CaseId]) -> Vec<Trial> {
+    cases.iter().map(placeholder_trial).collect()
 }
 
 /// One libtest trial per case. A case that already finished in an earlier
