@@ -43,7 +43,7 @@ pub struct ChainId {
     pub round: u32,
 }
 
-/// The outcome classes of spec §5.3 / §6.1.
+/// The outcome classes of spec §5.3 / §6.1, plus `not_evaluated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -53,9 +53,15 @@ pub enum Verdict {
     RuntimeError,
     Timeout,
     ApiError,
+    /// The harness could not judge the model on this case: replay had no
+    /// recording of this exact request, or the sandbox itself failed. Not a
+    /// model failure, so it is in no accuracy; every report counts and flags it.
+    NotEvaluated,
 }
 
 impl Verdict {
+    /// The spec's six classes: every evaluated case has one of them, and
+    /// accuracy is `correct` over all of them.
     pub const ALL: [Verdict; 6] = [
         Verdict::Correct,
         Verdict::WrongAnswer,
@@ -73,11 +79,17 @@ impl Verdict {
             Verdict::RuntimeError => "runtime_error",
             Verdict::Timeout => "timeout",
             Verdict::ApiError => "api_error",
+            Verdict::NotEvaluated => "not_evaluated",
         }
     }
 
     pub fn passed(self) -> bool {
         self == Verdict::Correct
+    }
+
+    /// Whether the case counts in accuracy (its denominator).
+    pub fn evaluated(self) -> bool {
+        self != Verdict::NotEvaluated
     }
 }
 
@@ -97,6 +109,9 @@ pub enum ApiFailure {
     Timeout,
     /// No connection could be made, or it dropped before an answer.
     ConnectionFailed,
+    /// Not a server failure: replay has no recording of this exact request.
+    /// The case is `not_evaluated`, never a model failure.
+    NotRecorded,
 }
 
 impl ApiFailure {
@@ -105,6 +120,7 @@ impl ApiFailure {
             ApiFailure::ApiError => "api_error",
             ApiFailure::Timeout => "timeout",
             ApiFailure::ConnectionFailed => "connection_failed",
+            ApiFailure::NotRecorded => "not_recorded",
         }
     }
 }
@@ -122,6 +138,18 @@ pub struct ExecutionRecord {
     pub stderr: String,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
+}
+
+/// A selected case the run did not evaluate, and why (e.g. replay has no
+/// recording of its exact request). Counted and flagged by every report,
+/// in no accuracy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unevaluated {
+    pub case: CaseId,
+    /// Short and shared by many cases, e.g. "template changed".
+    pub reason: String,
+    /// What differs, concretely.
+    pub detail: String,
 }
 
 /// Whether the reply matched the stored snapshot.
@@ -172,6 +200,10 @@ pub struct CaseRecord {
 impl CaseRecord {
     pub fn passed(&self) -> bool {
         self.verdict.passed()
+    }
+
+    pub fn evaluated(&self) -> bool {
+        self.verdict.evaluated()
     }
 }
 

@@ -156,9 +156,64 @@ impl SandboxConfig {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GateConfig {
-    pub min_accuracy: Option<f64>,
+    pub min_accuracy: Option<Percent>,
     /// Per-prompt thresholds; they override `min_accuracy` for that prompt.
-    pub prompts: BTreeMap<String, f64>,
+    pub prompts: BTreeMap<String, Percent>,
+}
+
+/// A threshold in percent: `60`, `60.5` or `"60%"`. A bare number in (0, 1]
+/// is refused as a likely fraction: `0.6` would gate at 0.6 %, which passes
+/// every run, and a gate that never fails is the one mistake a CI gate must
+/// not make silently (a warning scrolls past in CI logs). `"0.6%"` says 0.6
+/// percent on purpose and is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Percent(pub f64);
+
+impl Percent {
+    /// Parses `75`, `75.5` or `75%` (from the environment or a TOML string).
+    pub fn parse(text: &str) -> Result<Percent, String> {
+        let trimmed = text.trim();
+        let (number, sign) = match trimmed.strip_suffix('%') {
+            Some(n) => (n.trim(), true),
+            None => (trimmed, false),
+        };
+        let value: f64 = number
+            .parse()
+            .map_err(|_| format!("{trimmed:?} is not a percentage; write e.g. 75 or 75%"))?;
+        Percent::checked(value, sign)
+    }
+
+    fn checked(value: f64, percent_sign: bool) -> Result<Percent, String> {
+        if !(value.is_finite() && (0.0..=100.0).contains(&value)) {
+            return Err(format!(
+                "{value} is not a percentage between 0 and 100; write e.g. 75 or 75%"
+            ));
+        }
+        if !percent_sign && value > 0.0 && value <= 1.0 {
+            let meant = (value * 100.0 * 1e6).round() / 1e6;
+            return Err(format!(
+                "{value} looks like a fraction, but thresholds are percentages: it would gate at {value} %. Did you mean {meant}? Write {meant} (or \"{value}%\" if you do mean {value} percent)"
+            ));
+        }
+        Ok(Percent(value))
+    }
+}
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(n) => Percent::checked(n, false),
+            Raw::Text(t) => Percent::parse(&t),
+        }
+        .map_err(serde::de::Error::custom)
+    }
 }
 
 /// The whole configuration of a run.
@@ -396,15 +451,12 @@ impl Config {
             self.result_dir = cwd.join(v);
         }
         if let Some(v) = get("PROMPTEVAL_MIN_ACCURACY") {
-            self.gate.min_accuracy = Some(parse_percent(&v).ok_or_else(|| {
-                ConfigError::Env {
+            self.gate.min_accuracy =
+                Some(Percent::parse(&v).map_err(|message| ConfigError::Env {
                     var: "PROMPTEVAL_MIN_ACCURACY",
                     value: v.clone(),
-                    message:
-                        "expected a percentage between 0 and 100, e.g. PROMPTEVAL_MIN_ACCURACY=75"
-                            .into(),
-                }
-            })?);
+                    message,
+                })?);
         }
         if let Some(v) = get("PROMPTEVAL_BACKEND") {
             self.backend = BackendKind::parse(&v).ok_or_else(|| ConfigError::Env {
@@ -459,24 +511,6 @@ impl Config {
                 self.llm.temperature
             )));
         }
-        let thresholds = self
-            .gate
-            .min_accuracy
-            .iter()
-            .map(|v| ("gate.min_accuracy".to_string(), *v))
-            .chain(
-                self.gate
-                    .prompts
-                    .iter()
-                    .map(|(k, v)| (format!("gate.prompts.{k}"), *v)),
-            );
-        for (key, value) in thresholds {
-            if !(0.0..=100.0).contains(&value) {
-                return Err(file_err(format!(
-                    "`{key}` is {value}; thresholds are percentages between 0 and 100"
-                )));
-            }
-        }
         if self.sandbox.output_limit_bytes == 0 || self.sandbox.memory_mb == 0 {
             return Err(file_err(
                 "`sandbox.output_limit_bytes` and `sandbox.memory_mb` must be above 0".into(),
@@ -490,8 +524,42 @@ impl Config {
         self.gate
             .prompts
             .get(prompt)
-            .copied()
-            .or(self.gate.min_accuracy)
+            .or(self.gate.min_accuracy.as_ref())
+            .map(|p| p.0)
+    }
+
+    /// Every `[gate.prompts]` key must name a prompt of the suite: a
+    /// misspelt key would otherwise leave that prompt ungated.
+    pub fn check_gate_prompts(&self, prompts: &[&str]) -> Result<(), ConfigError> {
+        let Some(unknown) = self
+            .gate
+            .prompts
+            .keys()
+            .find(|k| !prompts.contains(&k.as_str()))
+        else {
+            return Ok(());
+        };
+        let path = self
+            .source
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("harness.toml"));
+        let line = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| gate_key_line(&text, unknown));
+        let closest = prompts
+            .iter()
+            .min_by_key(|p| strsim::levenshtein(p, unknown))
+            .filter(|p| strsim::levenshtein(p, unknown) <= 2)
+            .map(|p| format!(" (did you mean `{p}`?)"))
+            .unwrap_or_default();
+        Err(ConfigError::File {
+            path,
+            line,
+            message: format!(
+                "[gate.prompts] has a threshold for `{unknown}`, which is not a prompt of the suite{closest}; its prompts are: {}",
+                prompts.join(", ")
+            ),
+        })
     }
 }
 
@@ -528,10 +596,28 @@ fn line_of_offset_bytes(bytes: &[u8], offset: usize) -> usize {
         + 1
 }
 
-/// Accepts "75", "75.5" or "75%".
-fn parse_percent(v: &str) -> Option<f64> {
-    let n: f64 = v.trim().trim_end_matches('%').trim().parse().ok()?;
-    (0.0..=100.0).contains(&n).then_some(n)
+/// The 1-based line of `key = ...` inside `[gate.prompts]`.
+fn gate_key_line(text: &str, key: &str) -> Option<usize> {
+    let mut in_section = false;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_section =
+                line.trim_start_matches('[').trim_end_matches(']').trim() == "gate.prompts";
+            continue;
+        }
+        let name = line
+            .split('=')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches('"');
+        let dotted = line.starts_with("gate.prompts.") || line.starts_with("prompts.");
+        if (in_section && name == key) || (dotted && name.ends_with(&format!(".{key}"))) {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 /// OLLAMA_HOST follows Ollama's own convention: `host`, `host:port`, `:port`
@@ -606,7 +692,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.model, "llama3");
         assert_eq!(c.rounds, 5);
-        assert_eq!(c.gate.min_accuracy, Some(70.0));
+        assert_eq!(c.gate.min_accuracy, Some(Percent(70.0)));
         assert_eq!(c.backend, BackendKind::Replay);
         assert_eq!(c.ollama_host, "http://example.org:11434");
     }
@@ -664,5 +750,51 @@ mod tests {
         .unwrap();
         assert_eq!(c.threshold_for("prompt1"), Some(90.0));
         assert_eq!(c.threshold_for("prompt2"), Some(50.0));
+    }
+
+    #[test]
+    fn a_fraction_threshold_is_refused_with_the_percentage_meant() {
+        let e = load(&[("X", "")], Some("[gate]\nmin_accuracy = 0.6\n")).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("harness.toml:2:"), "{msg}");
+        assert!(msg.contains("Did you mean 60?"), "{msg}");
+        let e = load(&[("X", "")], Some("[gate.prompts]\np = 1\n")).unwrap_err();
+        assert!(e.to_string().contains("Did you mean 100?"), "{e}");
+        let e = load(&[("PROMPTEVAL_MIN_ACCURACY", "0.75")], None).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("PROMPTEVAL_MIN_ACCURACY"), "{msg}");
+        assert!(msg.contains("Did you mean 75?"), "{msg}");
+        // Written with a percent sign, a small threshold is meant.
+        let c = load(&[("PROMPTEVAL_MIN_ACCURACY", "0.6%")], None).unwrap();
+        assert_eq!(c.threshold_for("p"), Some(0.6));
+        let c = load(&[("X", "")], Some("[gate]\nmin_accuracy = \"0.5%\"\n")).unwrap();
+        assert_eq!(c.threshold_for("p"), Some(0.5));
+        let c = load(&[("X", "")], Some("[gate]\nmin_accuracy = 0\n")).unwrap();
+        assert_eq!(c.threshold_for("p"), Some(0.0));
+        let e = load(&[("X", "")], Some("[gate]\nmin_accuracy = 150\n")).unwrap_err();
+        assert!(e.to_string().contains("between 0 and 100"), "{e}");
+    }
+
+    #[test]
+    fn a_gate_key_naming_no_prompt_is_an_error_with_the_names() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("harness.toml"),
+            "model = \"m\"\n[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt2 = 70\npromt1 = 80\n",
+        )
+        .unwrap();
+        let c = Config::load(&[("X", "")], dir.path()).unwrap();
+        let e = c
+            .check_gate_prompts(&["prompt1", "prompt2", "prompt3"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("harness.toml:6:"), "{e}");
+        assert!(e.contains("`promt1`"), "{e}");
+        assert!(e.contains("did you mean `prompt1`?"), "{e}");
+        assert!(e.contains("prompt1, prompt2, prompt3"), "{e}");
+        assert!(
+            c.check_gate_prompts(&["prompt1", "prompt2", "promt1"])
+                .is_ok()
+        );
     }
 }

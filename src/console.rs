@@ -24,3 +24,9 @@ pub fn say(line: impl AsRef<str>) {
 pub fn fatal(message: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr().lock(), "error: {message}");
 }
+
+/// Whether this run is in CI: `CI` set to anything but empty, `0` or `false`
+/// (what GitHub Actions, GitLab and most others set).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "False"))
+}

@@ -7,14 +7,15 @@ use crate::report::Summary;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
     pub prompt: String,
-    /// Percent, as shown in summary.json.
-    pub accuracy: f64,
+    /// Percent, as shown in summary.json; `None` when no case was evaluated.
+    pub accuracy: Option<f64>,
     pub threshold: f64,
 }
 
 impl Check {
+    /// A prompt with no evaluated case cannot meet a threshold.
     pub fn passed(&self) -> bool {
-        self.accuracy + 1e-9 >= self.threshold
+        self.accuracy.is_some_and(|a| a + 1e-9 >= self.threshold)
     }
 }
 
@@ -33,18 +34,19 @@ impl GateReport {
         let mut lines: Vec<String> = self
             .checks
             .iter()
-            .map(|c| {
-                if c.passed() {
-                    format!(
-                        "gate: {} passed: accuracy {:.1}% >= threshold {:.1}%",
-                        c.prompt, c.accuracy, c.threshold
-                    )
-                } else {
-                    format!(
-                        "gate: {} FAILED: accuracy {:.1}% is below the threshold {:.1}%",
-                        c.prompt, c.accuracy, c.threshold
-                    )
-                }
+            .map(|c| match c.accuracy {
+                Some(a) if c.passed() => format!(
+                    "gate: {} passed: accuracy {a:.1}% >= threshold {:.1}%",
+                    c.prompt, c.threshold
+                ),
+                Some(a) => format!(
+                    "gate: {} FAILED: accuracy {a:.1}% is below the threshold {:.1}%",
+                    c.prompt, c.threshold
+                ),
+                None => format!(
+                    "gate: {} FAILED: no case was evaluated, so it cannot meet the threshold {:.1}%",
+                    c.prompt, c.threshold
+                ),
             })
             .collect();
         let failed = self.checks.iter().filter(|c| !c.passed()).count();
@@ -66,7 +68,7 @@ pub fn evaluate(summary: &Summary, config: &Config) -> Option<GateReport> {
     let checks: Vec<Check> = summary
         .prompt_results
         .iter()
-        .filter(|(_, r)| r.total_questions > 0)
+        .filter(|(_, r)| r.total_questions + r.not_evaluated > 0)
         .filter_map(|(name, r)| {
             config.threshold_for(name).map(|threshold| Check {
                 prompt: name.clone(),
@@ -88,12 +90,12 @@ mod tests {
             checks: vec![
                 Check {
                     prompt: "prompt1".into(),
-                    accuracy: 66.7,
+                    accuracy: Some(66.7),
                     threshold: 80.0,
                 },
                 Check {
                     prompt: "prompt2".into(),
-                    accuracy: 100.0,
+                    accuracy: Some(100.0),
                     threshold: 80.0,
                 },
             ],
@@ -111,7 +113,7 @@ mod tests {
     fn equal_accuracy_passes() {
         let c = Check {
             prompt: "p".into(),
-            accuracy: 66.7,
+            accuracy: Some(66.7),
             threshold: 66.7,
         };
         assert!(c.passed());

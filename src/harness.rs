@@ -5,6 +5,7 @@
 //! gate's verdict when thresholds are set, else libtest's (101 when any case
 //! failed).
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,16 +13,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Failed, FormatSetting, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, FormatSetting, Trial};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::Backend;
 use crate::backend::ollama::Ollama;
 use crate::backend::openai::{OpenAi, api_key_from_env};
-use crate::backend::replay::Replay;
-use crate::case::{CaseId, CaseRecord};
+use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
+use crate::case::{ApiFailure, CaseId, CaseRecord, Unevaluated, Verdict};
 use crate::config::{BackendKind, Config, ProcessEnv};
-use crate::console::{fatal, say};
+use crate::console::{fatal, in_ci, say};
 use crate::journal::{self, Journal};
 use crate::report::{self, RunInfo};
 use crate::run::RunState;
@@ -45,6 +46,9 @@ struct RunManifest {
     backend: String,
     endpoint: String,
     cases: Vec<CaseId>,
+    /// Selected cases the run could not evaluate (no matching recording).
+    #[serde(default)]
+    not_evaluated: Vec<Unevaluated>,
 }
 
 pub fn main() -> ExitCode {
@@ -104,11 +108,15 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         config.rounds = m.rounds;
     }
     let suite = Suite::load(&config.suite).map_err(|e| e.to_string())?;
+    let prompt_names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
+    config
+        .check_gate_prompts(&prompt_names)
+        .map_err(|e| e.to_string())?;
     let planned = match &manifest {
         Some(m) => m.cases.clone(),
         None => plan::cases(&suite, config.rounds),
     };
-    let planned = narrow_prompt_filter(args, &suite, planned);
+    let planned = apply_prompt_filter(args, &suite, planned);
     if args.test_threads.is_none() {
         args.test_threads = config.test_threads;
     }
@@ -120,7 +128,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         return Ok(libtest_mimic::run(args, placeholder_trials(&planned)).exit_code());
     }
 
-    let finished = match &resume {
+    let finished: Vec<CaseRecord> = match &resume {
         Some(dir) => {
             journal::read(dir)
                 .map_err(|e| format!("{}: cannot read the journal: {e}", dir.display()))?
@@ -128,26 +136,27 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
         }
         None => Vec::new(),
     };
+    let finished_ids: HashSet<&CaseId> = finished.iter().map(|r| &r.case).collect();
     let selected: Vec<CaseId> = planned
         .iter()
-        .filter(|c| !finished.iter().any(|r| &r.case == *c))
+        .filter(|c| !finished_ids.contains(c))
         .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
         .filter(|_| !args.ignored)
         .cloned()
         .collect();
 
     if selected.is_empty() && finished.is_empty() {
-        // Nothing to evaluate: let libtest print its "0 tests" summary.
-        return Ok(libtest_mimic::run(args, placeholder_trials(&planned)).exit_code());
+        // Nothing to evaluate: libtest prints its "0 tests" summary, after
+        // one line that says what exists. A misspelt filter in CI must not
+        // be a green run.
+        say(nothing_selected(args, &suite));
+        let conclusion = libtest_mimic::run(args, placeholder_trials(&planned));
+        return Ok(if in_ci() {
+            ExitCode::from(SETUP_FAILED)
+        } else {
+            conclusion.exit_code()
+        });
     }
-
-    // What this run sets out to finish: the selected cases of a new run, or
-    // everything the interrupted run had selected. A filtered run is complete
-    // when its selection is.
-    let intended: Vec<CaseId> = match &manifest {
-        Some(m) => m.cases.clone(),
-        None => selected.clone(),
-    };
 
     say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
     say(format!(
@@ -160,7 +169,27 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     if resume.is_none() {
         ensure_writable(&config.result_dir)?;
     }
-    let (backend, model, replaying) = choose_backend(&config, &suite)?;
+    let source = choose_backend(&config, &suite)?;
+    let replaying = matches!(source, Source::Replay { .. });
+    let (backend, model, selected, unmatched) =
+        prepare_backend(source, &config, &suite, selected, &finished)?;
+
+    // What this run sets out to finish: the selected cases of a new run that
+    // can be evaluated, or everything the interrupted run had. A filtered
+    // run is complete when its selection is.
+    let (intended, mut not_evaluated) = match &manifest {
+        Some(m) => (m.cases.clone(), m.not_evaluated.clone()),
+        None => (selected.clone(), Vec::new()),
+    };
+    for (case, m) in &unmatched {
+        if !not_evaluated.iter().any(|u| &u.case == case) {
+            not_evaluated.push(Unevaluated {
+                case: case.clone(),
+                reason: m.reason.label().to_string(),
+                detail: m.detail.clone(),
+            });
+        }
+    }
 
     let (run_dir, test_id, timestamp) = match &resume {
         Some(dir) => {
@@ -181,6 +210,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
                 backend: backend.kind().into(),
                 endpoint: backend.endpoint(),
                 cases: intended.clone(),
+                not_evaluated: not_evaluated.clone(),
             },
         )?;
     }
@@ -217,17 +247,26 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     ));
 
     let started = Instant::now();
+    let finished_by_id: HashMap<&CaseId, &CaseRecord> =
+        finished.iter().map(|r| (&r.case, r)).collect();
+    let unmatched_by_id: HashMap<&CaseId, &Mismatch> =
+        unmatched.iter().map(|(c, m)| (c, m)).collect();
     let trials = planned
         .iter()
-        .map(|case| trial(&state, case, &finished))
+        .map(
+            |case| match (finished_by_id.get(case), unmatched_by_id.get(case)) {
+                (Some(done), _) => finished_trial(done),
+                (None, Some(m)) => unevaluated_trial(case, m),
+                (None, None) => trial(&state, case),
+            },
+        )
         .collect();
     let conclusion = libtest_mimic::run(args, trials);
 
     let mut records = finished;
     records.extend(state.records());
-    let complete = intended
-        .iter()
-        .all(|c| records.iter().any(|r| &r.case == c));
+    let done: HashSet<&CaseId> = records.iter().map(|r| &r.case).collect();
+    let complete = intended.iter().all(|c| done.contains(c));
     let info = RunInfo {
         test_id,
         timestamp,
@@ -243,7 +282,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             .map(|p| (p.name.clone(), p.template.clone()))
             .collect(),
         question_count: suite.questions.len(),
-        planned_cases: intended.len(),
+        planned_cases: intended.len() + not_evaluated.len(),
         complete,
         isolation,
         thresholds: suite
@@ -251,6 +290,7 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
             .iter()
             .filter_map(|p| config.threshold_for(&p.name).map(|t| (p.name.clone(), t)))
             .collect(),
+        not_evaluated,
     };
     say("\n📊 生成評估報告...");
     let (summary, written) = report::write_all(&run_dir, &info, &records)
@@ -299,6 +339,29 @@ fn run(args: &mut Arguments) -> Result<ExitCode, String> {
     }
 }
 
+/// The one line for a filter that selects nothing: what the names are.
+fn nothing_selected(args: &Arguments, suite: &Suite) -> String {
+    let shown = |names: Vec<&str>| -> String {
+        const MAX: usize = 30;
+        let more = names.len().saturating_sub(MAX);
+        let mut text = names.into_iter().take(MAX).collect::<Vec<_>>().join(", ");
+        if more > 0 {
+            text.push_str(&format!(" and {more} more (see --list)"));
+        }
+        text
+    };
+    let asked = match (&args.filter, args.skip.is_empty()) {
+        (Some(f), _) => format!("the filter `{}`", f.trim_end_matches("::")),
+        (None, false) => format!("--skip {}", args.skip.join(" --skip ")),
+        (None, true) => "this selection".to_string(),
+    };
+    format!(
+        "⚠️  no case matches {asked}. Prompts: {}. Question ids: {}. Case names are <prompt>::<question id>::r<round>",
+        shown(suite.prompts.iter().map(|p| p.name.as_str()).collect()),
+        shown(suite.questions.iter().map(|q| q.id.as_str()).collect()),
+    )
+}
+
 /// A trial that only carries a case's name: for `--list`, for asking
 /// libtest's filters which cases are selected, and for runs with nothing to do.
 fn placeholder_trial(case: &CaseId) -> Trial {
@@ -309,18 +372,27 @@ fn placeholder_trials(cases: &[CaseId]) -> Vec<Trial> {
     cases.iter().map(placeholder_trial).collect()
 }
 
-/// One libtest trial per case. A case that already finished in an earlier
-/// (resumed) run passes or fails as it did, without running again.
-fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial {
-    if let Some(done) = finished.iter().find(|r| &r.case == case) {
-        let outcome = verdict_outcome(done);
-        return Trial::test(case.test_name(), move || {
-            outcome.clone().map_err(Failed::from)
-        });
-    }
+/// A case that finished in an earlier (resumed) run passes or fails as it
+/// did, without running again.
+fn finished_trial(done: &CaseRecord) -> Trial {
+    let outcome = verdict_outcome(done);
+    Trial::ignorable_test(done.case.test_name(), move || outcome)
+}
+
+/// A selected case the run cannot evaluate: libtest reports it as ignored
+/// with the reason, never as passed or as a model failure.
+fn unevaluated_trial(case: &CaseId, why: &Mismatch) -> Trial {
+    let reason = format!("not evaluated: {}", why.reason.label());
+    Trial::ignorable_test(case.test_name(), move || {
+        Ok(Completion::ignored_with(reason))
+    })
+}
+
+/// One libtest trial per case to run.
+fn trial(state: &Arc<RunState>, case: &CaseId) -> Trial {
     let state = state.clone();
     let case = case.clone();
-    Trial::test(case.test_name(), move || {
+    Trial::ignorable_test(case.test_name(), move || {
         // The case runs on its own thread so that an interrupt can abandon it
         // at once: a model call may block for its whole timeout. An abandoned
         // case that still finishes is journaled, so a resume keeps it.
@@ -338,7 +410,7 @@ fn trial(state: &Arc<RunState>, case: &CaseId, finished: &[CaseRecord]) -> Trial
         });
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(Ok(Some(record))) => return verdict_outcome(&record).map_err(Failed::from),
+                Ok(Ok(Some(record))) => return verdict_outcome(&record),
                 Ok(Ok(None)) => return Err("not run: the run was interrupted".into()),
                 Ok(Err(_)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(
@@ -364,7 +436,7 @@ fn snapshot_note(new: usize, changed: usize) -> String {
         format!(
             "📸 {new} new and {changed} changed replies recorded into the snapshots (INSTA_UPDATE={mode})"
         )
-    } else if std::env::var_os("CI").is_some() || mode == "no" {
+    } else if in_ci() || mode == "no" {
         format!(
             "📸 {new} new and {changed} changed replies (not written: CI or INSTA_UPDATE=no); record them locally"
         )
@@ -379,89 +451,166 @@ fn snapshot_counts(records: &[CaseRecord]) -> (usize, usize) {
     (count(SnapshotState::New), count(SnapshotState::Changed))
 }
 
-fn verdict_outcome(record: &CaseRecord) -> Result<(), String> {
-    if record.passed() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: {}",
-            record.verdict,
-            record.detail.clone().unwrap_or_default()
-        ))
+/// Passed, failed, or (for a request no recording answers) ignored with the
+/// reason: the model was not asked, so the case neither passes nor fails.
+fn verdict_outcome(record: &CaseRecord) -> Result<Completion, Failed> {
+    let detail = record.detail.clone().unwrap_or_default();
+    match (record.verdict, record.api_failure) {
+        (Verdict::Correct, _) => Ok(Completion::Completed),
+        (Verdict::NotEvaluated, Some(ApiFailure::NotRecorded)) => Ok(Completion::ignored_with(
+            "not evaluated: no recording of this exact request",
+        )),
+        (verdict, _) => Err(format!("{verdict}: {detail}").into()),
     }
 }
 
-/// `-- prompt1` must select exactly prompt1's cases, not also prompt10's: a
-/// filter equal to a prompt name selects that prompt by name.
-fn narrow_prompt_filter(args: &mut Arguments, suite: &Suite, planned: Vec<CaseId>) -> Vec<CaseId> {
-    match &args.filter {
-        Some(f) if !args.exact && suite.prompt(f).is_some() => {
-            let name = f.clone();
-            args.filter = None;
-            planned.into_iter().filter(|c| c.prompt == name).collect()
-        }
-        _ => planned,
+/// `-- prompt1` must select exactly prompt1's cases, not also prompt10's.
+/// A filter equal to a prompt name becomes `prompt1::`, which only that
+/// prompt's case names contain, so libtest still counts what it filtered out.
+/// Should another prompt name or a question id end in the same text (where
+/// `prompt1::` would match too), the plan is narrowed to the prompt instead.
+fn apply_prompt_filter(args: &mut Arguments, suite: &Suite, planned: Vec<CaseId>) -> Vec<CaseId> {
+    let Some(f) = args.filter.clone() else {
+        return planned;
+    };
+    if args.exact || suite.prompt(&f).is_none() {
+        return planned;
     }
+    let ambiguous = suite
+        .prompts
+        .iter()
+        .any(|p| p.name != f && p.name.ends_with(f.as_str()))
+        || suite.questions.iter().any(|q| q.id.ends_with(f.as_str()));
+    if ambiguous {
+        args.filter = None;
+        planned.into_iter().filter(|c| c.prompt == f).collect()
+    } else {
+        args.filter = Some(format!("{f}::"));
+        planned
+    }
+}
+
+/// Where the replies come from.
+enum Source {
+    Live(Box<dyn Backend>),
+    Replay {
+        replay: Replay,
+        /// The user asked for replay (rather than `auto` falling back to it).
+        explicit: bool,
+        why: String,
+    },
+}
+
+/// The backend, the model, the cases it will run, and (for replay) the
+/// selected cases no recording answers. An explicit replay stops before the
+/// first case when any selected case has no matching recording; `auto`
+/// runs the recorded ones and says which are left out and why.
+#[allow(clippy::type_complexity)]
+fn prepare_backend(
+    source: Source,
+    config: &Config,
+    suite: &Suite,
+    selected: Vec<CaseId>,
+    finished: &[CaseRecord],
+) -> Result<
+    (
+        Box<dyn Backend>,
+        String,
+        Vec<CaseId>,
+        Vec<(CaseId, Mismatch)>,
+    ),
+    String,
+> {
+    let model = config.model.clone();
+    let (replay, explicit, why) = match source {
+        Source::Live(backend) => return Ok((backend, model, selected, Vec::new())),
+        Source::Replay {
+            replay,
+            explicit,
+            why,
+        } => (replay, explicit, why),
+    };
+    announce_replay(&replay, &model, &why);
+    let matched = replay.match_cases(&selected, finished, suite, config, &model);
+    if !matched.unmatched.is_empty() {
+        let lines = unmatched_lines(&matched.unmatched, &selected).join("\n");
+        let missing = matched.unmatched.len();
+        let of = selected.len();
+        if explicit {
+            return Err(format!(
+                "replay: {missing} of {of} selected cases have no recording of their exact request (model, options, system prompt, template, question and history):\n{lines}\nRecord them with a live backend (INSTA_UPDATE=always), select only recorded cases, or use backend = \"auto\" to run just the recorded ones"
+            ));
+        }
+        if matched.runnable.is_empty() && finished.is_empty() {
+            return Err(format!(
+                "replay: none of the {of} selected cases has a recording of its exact request, so nothing can be evaluated:\n{lines}\nStart a model server to evaluate them live (`ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai)"
+            ));
+        }
+        say(format!(
+            "⚠️  replay: {missing} of {of} selected cases have no recording of their exact request; they are not evaluated (ignored, and in no accuracy):\n{lines}"
+        ));
+    }
+    Ok((Box::new(replay), model, matched.runnable, matched.unmatched))
 }
 
 /// The backend the configuration asks for, after its connection test.
-/// Returns the backend, the model whose replies it gives, and whether it replays.
-fn choose_backend(
-    config: &Config,
-    suite: &Suite,
-) -> Result<(Box<dyn Backend>, String, bool), String> {
-    let model = config.model.clone();
-    let store = |m: &str| SnapshotStore::new(&config.snapshot_dir, &suite.stem(), m);
+/// Replay answers only for the configured model: a model with no
+/// recordings is an error naming the recorded ones, never a silent swap.
+fn choose_backend(config: &Config, suite: &Suite) -> Result<Source, String> {
+    let model = &config.model;
+    let store = SnapshotStore::new(&config.snapshot_dir, &suite.stem(), model);
+    let replay_or = |why: String, explicit: bool, no_server: Option<&str>| {
+        if store.count() > 0 {
+            return Ok(Source::Replay {
+                replay: Replay::new(store.clone()),
+                explicit,
+                why,
+            });
+        }
+        let recorded = recorded_models(&config.snapshot_dir.join(suite.stem()));
+        let others = if recorded.is_empty() {
+            format!(
+                "no model has recorded replies for suite `{}` in {}",
+                suite.stem(),
+                config.snapshot_dir.display()
+            )
+        } else {
+            format!(
+                "recorded models for suite `{}`: {}; pick one with PROMPTEVAL_MODEL",
+                suite.stem(),
+                recorded.join(", ")
+            )
+        };
+        let head = match no_server {
+            Some(e) => format!("{e}\nand there are no recorded replies of model {model} to replay"),
+            None => format!("replay: there are no recorded replies of model {model}"),
+        };
+        Err(format!("{head} ({others})"))
+    };
     match config.backend {
         BackendKind::Ollama => {
             let b = Ollama::new(&config.ollama_host);
-            b.check(&model).map_err(|e| e.message)?;
-            Ok((Box::new(b), model, false))
+            b.check(model).map_err(|e| e.message)?;
+            Ok(Source::Live(Box::new(b)))
         }
         BackendKind::Openai => {
             let b = OpenAi::new(&config.openai_base_url, api_key_from_env());
-            b.check(&model).map_err(|e| e.message)?;
-            Ok((Box::new(b), model, false))
+            b.check(model).map_err(|e| e.message)?;
+            Ok(Source::Live(Box::new(b)))
         }
-        BackendKind::Replay => {
-            let b = Replay::new(store(&model));
-            b.check(&model).map_err(|e| e.message)?;
-            announce_replay(&b, &model, "PROMPTEVAL_BACKEND=replay");
-            Ok((Box::new(b), model, true))
-        }
+        BackendKind::Replay => replay_or("PROMPTEVAL_BACKEND=replay".into(), true, None),
         BackendKind::Auto => {
             let live = Ollama::new(&config.ollama_host);
-            let why = match live.check(&model) {
-                Ok(()) => return Ok((Box::new(live), model, false)),
+            match live.check(model) {
+                Ok(()) => Ok(Source::Live(Box::new(live))),
                 // Ollama is running but cannot serve this run: say so rather
                 // than replaying behind the user's back.
-                Err(e) if e.server_answered => return Err(e.message),
-                Err(e) => e.message,
-            };
-            // No Ollama: replay the recordings of the configured model, or of
-            // the only recorded model of this suite.
-            let recorded = if store(&model).count() > 0 {
-                Some(model.clone())
-            } else {
-                recorded_models(&config.snapshot_dir.join(suite.stem()))
-                    .into_iter()
-                    .next()
-            };
-            match recorded {
-                Some(m) => {
-                    let b = Replay::new(store(&m));
-                    announce_replay(
-                        &b,
-                        &m,
-                        &format!("no Ollama answers at {}", config.ollama_host),
-                    );
-                    Ok((Box::new(b), m, true))
-                }
-                None => Err(format!(
-                    "{why}\n(no recorded replies for suite `{}` in {} to replay either)",
-                    suite.stem(),
-                    config.snapshot_dir.display()
-                )),
+                Err(e) if e.server_answered => Err(e.message),
+                Err(e) => replay_or(
+                    format!("no Ollama answers at {}", config.ollama_host),
+                    false,
+                    Some(&e.message),
+                ),
             }
         }
     }
@@ -580,8 +729,10 @@ fn install_signal_handlers(flag: &Arc<AtomicBool>) {
 fn init_logging(filter: &str) {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour codes only for a terminal: CI logs and files stay plain text.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .with_target(false)
         .without_time()

@@ -20,12 +20,16 @@
 //! history is bounded (most recent entries, abbreviated questions and
 //! answers, a character cap) so long suites fit the model's context.
 
+use serde::{Deserialize, Serialize};
+
 use crate::case::{CaseRecord, Verdict};
 use crate::config::{HistoryConfig, HistoryLanguage};
 use crate::judge::abbreviate;
 
-/// What one earlier case of the chain contributes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What one earlier case of the chain contributes. Recorded with each reply
+/// (the entries its prompt was built from), so replay can tell whether a
+/// new run would send the same history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryEntry {
     /// 1-based question number in the suite.
     pub question_number: usize,
@@ -135,11 +139,10 @@ pub fn build_prompt(
     cfg: &HistoryConfig,
 ) -> String {
     let l = labels(cfg.language);
-    let rendered = if cfg.enabled {
-        bounded(history, cfg, l)
-    } else {
-        Vec::new()
-    };
+    let rendered: Vec<String> = kept(history, cfg)
+        .iter()
+        .map(|e| render_entry(e, cfg, l))
+        .collect();
     let base = base(template);
     if rendered.is_empty() {
         return format!("{base}\n\n{}{question}", l.now);
@@ -152,21 +155,24 @@ pub fn build_prompt(
     )
 }
 
-/// The most recent entries that fit both caps, oldest first.
-fn bounded(history: &[HistoryEntry], cfg: &HistoryConfig, l: &Labels) -> Vec<String> {
-    let mut kept = Vec::new();
+/// The entries [`build_prompt`] shows: the most recent ones that fit both
+/// caps (a suffix of `history`), none when the history is off.
+pub fn kept<'a>(history: &'a [HistoryEntry], cfg: &HistoryConfig) -> &'a [HistoryEntry] {
+    if !cfg.enabled {
+        return &[];
+    }
+    let l = labels(cfg.language);
+    let mut count = 0;
     let mut chars = 0;
     for e in history.iter().rev().take(cfg.max_entries) {
-        let text = render_entry(e, cfg, l);
-        let len = text.chars().count() + 2;
+        let len = render_entry(e, cfg, l).chars().count() + 2;
         if chars + len > cfg.max_chars {
             break;
         }
         chars += len;
-        kept.push(text);
+        count += 1;
     }
-    kept.reverse();
-    kept
+    &history[history.len() - count..]
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! harness.toml + env ─► config::Config
 //! suite JSON ─► suite::Suite                  validated, file:line errors
 //! Suite × rounds ─► plan::cases               names, trial order
-//! Case + chain history ─► history             the spec's "learning history"
+//! Case + chain history ─► request             the spec's "learning history", messages
 //! request ─► backend::{ollama, openai, replay} connection test, retries
 //! reply ─► extract                            fenced Python blocks, fallback
 //! code ─► sandbox                             namespaces, landlock, limits
@@ -36,6 +36,7 @@ pub mod journal;
 pub mod judge;
 pub mod plan;
 pub mod report;
+pub mod request;
 pub mod run;
 pub mod sandbox;
 pub mod snapshot;

@@ -6,13 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use crate::backend::{Backend, ChatRequest, Message};
-use crate::case::{CaseId, CaseRecord, ChainId, SnapshotState, Verdict};
+use crate::backend::Backend;
+use crate::case::{ApiFailure, CaseId, CaseRecord, ChainId, SnapshotState, Verdict};
 use crate::config::Config;
 use crate::extract::{Source, extract};
-use crate::history::{HistoryEntry, build_prompt};
+use crate::history::HistoryEntry;
 use crate::journal::Journal;
 use crate::judge::judge;
+use crate::request::{self, CaseRequest};
 use crate::sandbox::Sandbox;
 use crate::snapshot::{SnapshotInfo, SnapshotStore};
 use crate::suite::Suite;
@@ -165,22 +166,17 @@ impl RunState {
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
-        let user = build_prompt(
+        let CaseRequest {
+            request,
+            user,
+            inputs,
+        } = request::build(
+            &self.config,
+            &self.model,
             &prompt.template,
             &question.question,
             history,
-            &self.config.history,
         );
-        let mut messages = Vec::new();
-        if let Some(system) = &self.config.llm.system_prompt {
-            messages.push(Message::system(system.clone()));
-        }
-        messages.push(Message::user(user.clone()));
-        let request = ChatRequest {
-            model: self.model.clone(),
-            messages,
-            options: self.config.llm.clone(),
-        };
         let mut record = CaseRecord {
             case: case.clone(),
             name: case.test_name(),
@@ -210,6 +206,14 @@ impl RunState {
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
         let reply = match reply {
             Ok(reply) => reply,
+            Err(e) if e.failure == ApiFailure::NotRecorded => {
+                tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
+                record.verdict = Verdict::NotEvaluated;
+                record.api_failure = Some(e.failure);
+                record.detail = Some(e.message);
+                record.finished_at = now();
+                return record;
+            }
             Err(e) => {
                 tracing::warn!(case = %case.test_name(), "model call failed: {}", e.message);
                 record.api_failure = Some(e.failure);
@@ -228,6 +232,7 @@ impl RunState {
                     backend: self.backend.kind(),
                     endpoint: &self.backend.endpoint(),
                     request: &request,
+                    inputs: &inputs,
                 },
             ),
             None => SnapshotState::Replayed,
@@ -245,8 +250,10 @@ impl RunState {
                 record.execution = Some(execution);
             }
             Err(e) => {
-                // The sandbox itself failed (not the program): say so on the case.
-                record.verdict = Verdict::RuntimeError;
+                // The sandbox itself failed, not the program: the model is
+                // not to blame, so the case is in no accuracy.
+                tracing::error!(case = %case.test_name(), "the sandbox could not run the program: {e}; check [sandbox] in harness.toml");
+                record.verdict = Verdict::NotEvaluated;
                 record.detail = Some(format!("the sandbox could not run the program: {e}"));
             }
         }

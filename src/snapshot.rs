@@ -7,11 +7,14 @@
 //! whether its reply was new, unchanged or changed. The replay backend reads
 //! the same files back.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::backend::{ChatRequest, RequestKey};
 use crate::case::{CaseId, SnapshotState};
+use crate::request::PromptInputs;
 
 /// The snapshots of one suite and model.
 #[derive(Debug, Clone)]
@@ -19,20 +22,63 @@ pub struct SnapshotStore {
     dir: PathBuf,
 }
 
-/// A stored reply and the description of what produced it.
+/// A stored reply, the request it answered and what that request was built from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
     pub reply: String,
     pub description: Option<String>,
+    /// `None` when the snapshot holds no readable request: it can answer nothing.
+    pub request: Option<RequestKey>,
+    pub inputs: Option<PromptInputs>,
 }
 
-/// What goes into a snapshot's metadata (`info:`): enough to reproduce the call.
+/// What goes into a snapshot's metadata (`info:`): enough to reproduce the
+/// call and to tell, later, why another request differs from it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SnapshotInfo<'a> {
     pub model: &'a str,
     pub backend: &'a str,
     pub endpoint: &'a str,
-    pub request: &'a crate::backend::ChatRequest,
+    pub request: &'a ChatRequest,
+    pub inputs: &'a PromptInputs,
+}
+
+/// The part of `info:` that replay reads back.
+#[derive(Deserialize)]
+struct StoredInfo {
+    request: Option<RequestKey>,
+    inputs: Option<PromptInputs>,
+}
+
+/// The request key stored in a snapshot's metadata. insta exposes the
+/// metadata only through `private_info` (doc-hidden but public; insta is
+/// pinned in Cargo.lock, and a change there fails the replay tests).
+fn stored_info(snapshot: &insta::Snapshot) -> (Option<RequestKey>, Option<PromptInputs>) {
+    let parsed = snapshot
+        .metadata()
+        .private_info()
+        .and_then(|content| serde_json::to_value(content).ok())
+        .and_then(|value| serde_json::from_value::<StoredInfo>(value).ok());
+    match parsed {
+        Some(info) => (info.request, info.inputs),
+        None => (None, None),
+    }
+}
+
+/// insta's comparison plus the request: a reply recorded for another request
+/// is not "unchanged", so a live run rewrites (or proposes) the snapshot with
+/// the request it really answered, and replay never serves a stale pairing.
+struct SameReplySameRequest;
+
+impl insta::Comparator for SameReplySameRequest {
+    fn matches(&self, reference: &insta::Snapshot, test: &insta::Snapshot) -> bool {
+        insta::DefaultComparator.matches(reference, test)
+            && stored_info(reference) == stored_info(test)
+    }
+
+    fn dyn_clone(&self) -> Box<dyn insta::Comparator> {
+        Box::new(SameReplySameRequest)
+    }
 }
 
 /// Folder name for a model: `qwen2.5-coder:1.5b` -> `qwen2.5-coder_1.5b`.
@@ -77,13 +123,21 @@ impl SnapshotStore {
 
     /// How many snapshots the store holds (0 when the folder is missing).
     pub fn count(&self) -> usize {
+        self.names().len()
+    }
+
+    /// The snapshot names (`<prompt>__<id>__r<round>`) the store holds.
+    pub fn names(&self) -> HashSet<String> {
         std::fs::read_dir(&self.dir)
             .map(|rd| {
                 rd.filter_map(Result::ok)
-                    .filter(|e| e.path().extension().is_some_and(|x| x == "snap"))
-                    .count()
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name.strip_suffix(".snap").map(str::to_string)
+                    })
+                    .collect()
             })
-            .unwrap_or(0)
+            .unwrap_or_default()
     }
 
     /// The description of any one snapshot: which model and server recorded them.
@@ -106,9 +160,12 @@ impl SnapshotStore {
         }
         let snap = insta::Snapshot::from_file(&path).ok()?;
         let reply = snap.contents().as_text()?.to_string();
+        let (request, inputs) = stored_info(&snap);
         Some(Recorded {
             reply,
             description: snap.metadata().description().map(str::to_string),
+            request,
+            inputs,
         })
     }
 
@@ -122,11 +179,14 @@ impl SnapshotStore {
         info: &SnapshotInfo,
     ) -> SnapshotState {
         let state = match self.read(case) {
+            // A reply recorded for another request says nothing about this one.
+            Some(old) if old.request.as_ref() != Some(&info.request.key()) => SnapshotState::New,
             None => SnapshotState::New,
             Some(old) if normalise(&old.reply) == normalise(reply) => SnapshotState::Unchanged,
             Some(_) => SnapshotState::Changed,
         };
         let mut settings = insta::Settings::clone_current();
+        settings.set_comparator(Box::new(SameReplySameRequest));
         settings.set_snapshot_path(&self.dir);
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
@@ -141,6 +201,21 @@ impl SnapshotStore {
             tracing::warn!(case = %case.test_name(), dir = %self.dir.display(), "could not write the reply snapshot; check that the folder is writable");
         }
         state
+    }
+}
+
+#[cfg(test)]
+impl SnapshotStore {
+    /// Writes a snapshot file directly (insta's own writing depends on
+    /// INSTA_UPDATE and CI): `info:` as JSON, which YAML reads as a mapping.
+    pub(crate) fn write_for_test(&self, case: &CaseId, reply: &str, info: &SnapshotInfo) {
+        std::fs::create_dir_all(&self.dir).unwrap();
+        let text = format!(
+            "---\nsource: src/snapshot.rs\ndescription: \"{} via test\"\ninfo: {}\n---\n{reply}\n",
+            info.model,
+            serde_json::to_string(info).unwrap()
+        );
+        std::fs::write(self.path(case), text).unwrap();
     }
 }
 

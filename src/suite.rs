@@ -262,8 +262,12 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
             Some(Value::String(_)) => Err(format!(
                 "question {index} has an empty `{field}`; fill it in"
             )),
-            // A bare number or boolean answer is what the program prints.
-            Some(v @ (Value::Number(_) | Value::Bool(_))) if field == "answer" => Ok(v.to_string()),
+            // A bare number is what the program prints; a boolean is what
+            // Python prints for it (`print(True)`), not JSON's `true`.
+            Some(Value::Number(n)) if field == "answer" => Ok(n.to_string()),
+            Some(Value::Bool(b)) if field == "answer" => {
+                Ok(if *b { "True" } else { "False" }.to_string())
+            }
             Some(v) => Err(format!(
                 "question {index}: `{field}` is {}, it must be a string",
                 type_name(v)
@@ -534,6 +538,16 @@ mod tests {
         );
         let e = Suite::parse(Path::new("s.json"), b"{\"p\": \"\xff{question}\"}").unwrap_err();
         assert!(e.to_string().contains("UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn boolean_answers_mean_what_python_prints() {
+        let s = parse(
+            "{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":true}, {\"question\":\"r\",\"answer\":false}]}",
+        )
+        .unwrap();
+        assert_eq!(s.questions[0].answer, "True");
+        assert_eq!(s.questions[1].answer, "False");
     }
 
     #[test]

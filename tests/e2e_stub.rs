@@ -506,7 +506,7 @@ fn explicit_replay_without_recordings_is_an_error() {
     let run = s.prompts(&[], &[]);
     assert_eq!(run.status, Some(2), "{}", run.both());
     assert!(
-        run.stderr.contains("no recorded replies for model m"),
+        run.stderr.contains("no recorded replies of model m"),
         "{}",
         run.stderr
     );

@@ -37,11 +37,87 @@ impl Message {
 }
 
 /// Everything a backend needs for one call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<Message>,
     pub options: LlmConfig,
+}
+
+impl ChatRequest {
+    /// What decides the reply, for matching against a recording.
+    pub fn key(&self) -> RequestKey {
+        RequestKey {
+            model: self.model.clone(),
+            messages: self.messages.clone(),
+            options: Sampling::of(&self.options),
+        }
+    }
+}
+
+/// The parts of a request that decide the model's reply: the model, every
+/// message (system prompt and history included) and the sampling options.
+/// Replay answers a case only when the recorded key equals the new one.
+/// Transport settings (timeouts, retries, keep_alive) are not part of it.
+/// Deserialises from a recorded [`ChatRequest`] (its other options are ignored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestKey {
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub options: Sampling,
+}
+
+/// The options that change what the model says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f64,
+    pub seed: Option<i64>,
+    /// The context window: a smaller one can cut the prompt.
+    pub num_ctx: Option<u32>,
+    pub num_predict: Option<u32>,
+}
+
+impl Sampling {
+    pub fn of(options: &LlmConfig) -> Sampling {
+        Sampling {
+            temperature: options.temperature,
+            seed: options.seed,
+            num_ctx: options.num_ctx,
+            num_predict: options.num_predict,
+        }
+    }
+
+    /// `temperature 0 -> 0.7, seed 42 -> 7`: what differs from `recorded`.
+    pub fn changes_from(&self, recorded: &Sampling) -> Vec<String> {
+        fn show<T: std::fmt::Debug>(v: &Option<T>) -> String {
+            match v {
+                Some(v) => format!("{v:?}"),
+                None => "unset".into(),
+            }
+        }
+        let mut out = Vec::new();
+        if self.temperature != recorded.temperature {
+            out.push(format!(
+                "temperature {} -> {}",
+                recorded.temperature, self.temperature
+            ));
+        }
+        let pairs = [
+            ("seed", show(&recorded.seed), show(&self.seed)),
+            ("num_ctx", show(&recorded.num_ctx), show(&self.num_ctx)),
+            (
+                "num_predict",
+                show(&recorded.num_predict),
+                show(&self.num_predict),
+            ),
+        ];
+        for (name, old, new) in pairs {
+            if old != new {
+                out.push(format!("{name} {old} -> {new}"));
+            }
+        }
+        out
+    }
 }
 
 /// A model's answer, reasoning already removed.

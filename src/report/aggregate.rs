@@ -12,6 +12,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
         .map(|g| (g.name.to_string(), prompt_result(info, &g.cases, g.name)))
         .collect();
     let finished_cases = groups.iter().map(|g| g.cases.len()).sum();
+    let not_evaluated = prompt_results.values().map(|r| r.not_evaluated).sum();
     Summary {
         test_id: info.test_id.clone(),
         timestamp: info.timestamp.clone(),
@@ -27,17 +28,16 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
         complete: info.complete,
         planned_cases: info.planned_cases,
         finished_cases,
+        not_evaluated,
         isolation: info.isolation.clone(),
         api_failures: api_failures(groups),
     }
 }
 
-/// Percent with one decimal, the unit of summary.json and of thresholds.
-pub(crate) fn percent(correct: usize, total: usize) -> f64 {
-    if total == 0 {
-        return 0.0;
-    }
-    round_to(correct as f64 * 100.0 / total as f64, 1)
+/// Percent with one decimal, the unit of summary.json and of thresholds;
+/// `None` for an empty denominator (0 of 0 is no accuracy, not 0 %).
+pub(crate) fn percent(correct: usize, total: usize) -> Option<f64> {
+    (total > 0).then(|| round_to(correct as f64 * 100.0 / total as f64, 1))
 }
 
 pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
@@ -46,26 +46,68 @@ pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
 }
 
 fn prompt_result(info: &RunInfo, cases: &[&CaseRecord], name: &str) -> PromptResult {
-    let total = cases.len();
-    let correct = cases.iter().filter(|c| c.passed()).count();
+    let evaluated: Vec<&CaseRecord> = cases.iter().copied().filter(|c| c.evaluated()).collect();
+    let total = evaluated.len();
+    let correct = evaluated.iter().filter(|c| c.passed()).count();
     let accuracy = percent(correct, total);
-    let exec_sum: f64 = cases.iter().map(|c| c.exec_secs).sum();
-    let avg_execution_time = if total == 0 {
-        0.0
-    } else {
-        round_to(exec_sum / total as f64, 2)
-    };
+    // Only programs that ran have a time; a case that never ran is not 0 s.
+    let times: Vec<f64> = evaluated
+        .iter()
+        .filter(|c| c.execution.is_some())
+        .map(|c| c.exec_secs)
+        .collect();
+    let avg_execution_time =
+        (!times.is_empty()).then(|| round_to(times.iter().sum::<f64>() / times.len() as f64, 2));
+    let mut not_evaluated_reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for u in info.not_evaluated.iter().filter(|u| u.case.prompt == name) {
+        *not_evaluated_reasons.entry(u.reason.clone()).or_insert(0) += 1;
+    }
+    for c in cases.iter().filter(|c| !c.evaluated()) {
+        let reason = match c.api_failure {
+            Some(ApiFailure::NotRecorded) => "history differs",
+            _ => "harness error",
+        };
+        *not_evaluated_reasons.entry(reason.to_string()).or_insert(0) += 1;
+    }
+    let not_evaluated = not_evaluated_reasons.values().sum();
+    let error_breakdown = error_breakdown(&evaluated);
     let threshold = info.thresholds.get(name).copied();
     PromptResult {
+        warnings: warnings(&error_breakdown, not_evaluated, &not_evaluated_reasons),
         accuracy,
         correct_answers: correct,
         total_questions: total,
         avg_execution_time,
-        error_breakdown: error_breakdown(cases),
-        rounds: round_stats(cases),
+        error_breakdown,
+        not_evaluated,
+        not_evaluated_reasons,
+        rounds: round_stats(&evaluated),
         threshold,
-        gate_passed: threshold.map(|t| accuracy >= t),
+        // No evaluated case cannot meet a threshold.
+        gate_passed: threshold.map(|t| accuracy.is_some_and(|a| a + 1e-9 >= t)),
     }
+}
+
+/// The caveats a reader of this accuracy needs, in words.
+fn warnings(
+    errors: &BTreeMap<String, usize>,
+    not_evaluated: usize,
+    reasons: &BTreeMap<String, usize>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(&n) = errors.get(Verdict::ApiError.as_str()) {
+        out.push(format!(
+            "{n} api_error: the model call failed and counts as a failure; check the server and rerun"
+        ));
+    }
+    if not_evaluated > 0 {
+        let why: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        out.push(format!(
+            "{not_evaluated} not evaluated ({}): in no accuracy",
+            why.join(", ")
+        ));
+    }
+    out
 }
 
 fn error_breakdown(cases: &[&CaseRecord]) -> BTreeMap<String, usize> {
@@ -109,18 +151,28 @@ fn round_stats(cases: &[&CaseRecord]) -> Option<RoundStats> {
     })
 }
 
-/// Highest shown accuracy; a tie goes to the earliest prompt in suite order,
-/// judged on the rounded value so the winner agrees with what readers see.
+/// Highest shown accuracy, judged on the rounded value so the winner
+/// agrees with what readers see; prompts sharing it are named as ties.
 fn best_prompt(results: &indexmap::IndexMap<String, PromptResult>) -> Option<BestPrompt> {
-    let mut best: Option<(&String, &PromptResult)> = None;
-    for (name, result) in results.iter().filter(|(_, r)| r.total_questions > 0) {
-        if best.is_none_or(|(_, b)| result.accuracy > b.accuracy) {
-            best = Some((name, result));
-        }
-    }
-    best.map(|(name, result)| BestPrompt {
-        name: name.clone(),
-        accuracy: result.accuracy,
+    let scored: Vec<(&String, f64)> = results
+        .iter()
+        .filter_map(|(name, r)| r.accuracy.map(|a| (name, a)))
+        .collect();
+    let top = scored
+        .iter()
+        .map(|(_, a)| *a)
+        .fold(None, |best: Option<f64>, a| {
+            Some(best.map_or(a, |b| b.max(a)))
+        })?;
+    let mut winners = scored
+        .iter()
+        .filter(|(_, a)| *a == top)
+        .map(|(n, _)| (*n).clone());
+    let name = winners.next()?;
+    Some(BestPrompt {
+        name,
+        accuracy: top,
+        tied_with: winners.collect(),
     })
 }
 
@@ -136,7 +188,8 @@ fn api_failures(groups: &[PromptGroup]) -> BTreeMap<String, usize> {
     let failures = groups
         .iter()
         .flat_map(|g| g.cases.iter())
-        .filter_map(|c| c.api_failure);
+        .filter_map(|c| c.api_failure)
+        .filter(|f| *f != ApiFailure::NotRecorded);
     for failure in failures {
         *counts.entry(failure.as_str().to_string()).or_insert(0) += 1;
     }
@@ -163,15 +216,15 @@ mod tests {
     fn accuracy_is_percent_with_one_decimal_and_best_prompt_wins() {
         let summary = summary_of(&info(1), &three_by_three());
         let p1 = &summary.prompt_results["prompt1"];
-        assert_eq!(p1.accuracy, 66.7);
+        assert_eq!(p1.accuracy, Some(66.7));
         assert_eq!((p1.correct_answers, p1.total_questions), (2, 3));
-        assert_eq!(p1.avg_execution_time, 0.03);
+        assert_eq!(p1.avg_execution_time, Some(0.03));
         assert_eq!(
             p1.error_breakdown,
             BTreeMap::from([("wrong_answer".to_string(), 1)])
         );
         let p3 = &summary.prompt_results["prompt3"];
-        assert_eq!(p3.accuracy, 33.3);
+        assert_eq!(p3.accuracy, Some(33.3));
         assert_eq!(
             p3.error_breakdown,
             BTreeMap::from([
@@ -183,7 +236,8 @@ mod tests {
             summary.best_prompt,
             Some(BestPrompt {
                 name: "prompt2".into(),
-                accuracy: 100.0
+                accuracy: 100.0,
+                tied_with: vec![],
             })
         );
         assert_eq!(summary.prompt_count, 3);
@@ -205,7 +259,59 @@ mod tests {
         let summary = summary_of(&info, &records);
         let names: Vec<&str> = summary.prompt_results.keys().map(|k| k.as_str()).collect();
         assert_eq!(names, ["prompt3", "prompt1"]);
-        assert_eq!(summary.best_prompt.map(|b| b.name), Some("prompt3".into()));
+        let best = summary.best_prompt.expect("a best prompt");
+        assert_eq!(best.name, "prompt3");
+        assert_eq!(best.tied_with, ["prompt1"], "a tie is named as a tie");
+    }
+
+    #[test]
+    fn cases_not_evaluated_are_in_no_denominator_and_are_flagged() {
+        let mut info = info(1);
+        // prompt3 had no recording at all: every case is in run info only.
+        for q in 1..=3 {
+            info.not_evaluated.push(crate::case::Unevaluated {
+                case: record("prompt3", q, 1, Correct).case,
+                reason: "template changed".into(),
+                detail: "recorded with another template".into(),
+            });
+        }
+        let records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 2, 1, NotEvaluated),
+            record("prompt1", 3, 1, WrongAnswer),
+            record("prompt2", 1, 1, Correct),
+            record("prompt2", 2, 1, ApiError),
+        ];
+        let summary = summary_of(&info, &records);
+        let p1 = &summary.prompt_results["prompt1"];
+        assert_eq!((p1.correct_answers, p1.total_questions), (1, 2));
+        assert_eq!(p1.accuracy, Some(50.0));
+        assert_eq!(p1.not_evaluated, 1);
+        assert_eq!(
+            p1.not_evaluated_reasons,
+            BTreeMap::from([("history differs".to_string(), 1)])
+        );
+        assert!(!p1.error_breakdown.contains_key("not_evaluated"));
+        // An api error stays a failure (spec), but is flagged.
+        let p2 = &summary.prompt_results["prompt2"];
+        assert_eq!(p2.accuracy, Some(50.0));
+        assert!(p2.warnings[0].contains("1 api_error"), "{:?}", p2.warnings);
+        assert_eq!(p2.flags(), "⚠ 1 api_error");
+        // No evaluated case: no accuracy, not 0 %, and never the best.
+        let p3 = &summary.prompt_results["prompt3"];
+        assert_eq!(p3.accuracy, None);
+        assert_eq!(p3.total_questions, 0);
+        assert_eq!(p3.not_evaluated, 3);
+        assert_eq!(p3.avg_execution_time, None);
+        assert_eq!(p3.accuracy_text(), "-");
+        assert!(p3.warnings[0].contains("3 not evaluated (template changed 3)"));
+        assert_eq!(summary.not_evaluated, 4);
+        let best = summary.best_prompt.clone().expect("a best prompt");
+        assert_eq!((best.name.as_str(), best.accuracy), ("prompt1", 50.0));
+        assert_eq!(best.tied_with, ["prompt2"]);
+        let json = serde_json::to_value(&summary).expect("summary serialises");
+        assert!(json["prompt_results"]["prompt3"]["accuracy"].is_null());
+        assert_eq!(summary.api_failures["timeout"], 1);
     }
 
     #[test]
@@ -229,7 +335,7 @@ mod tests {
         }
         let summary = summary_of(&info, &records);
         let p1 = &summary.prompt_results["prompt1"];
-        assert_eq!(p1.accuracy, 83.3);
+        assert_eq!(p1.accuracy, Some(83.3));
         assert_eq!(
             p1.rounds,
             Some(RoundStats {

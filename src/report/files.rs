@@ -101,10 +101,14 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
     for (name, result) in &summary.prompt_results {
         let mut row = vec![
             spreadsheet_safe(name),
-            format!("{:.1}", result.accuracy),
+            result
+                .accuracy
+                .map_or_else(String::new, |a| format!("{a:.1}")),
             result.correct_answers.to_string(),
             result.total_questions.to_string(),
-            format!("{:.2}", result.avg_execution_time),
+            result
+                .avg_execution_time
+                .map_or_else(String::new, |t| format!("{t:.2}")),
         ];
         row.extend(failure_verdicts().map(|v| {
             let count = result.error_breakdown.get(v.as_str()).copied().unwrap_or(0);
@@ -270,7 +274,8 @@ mod tests {
                 "correct_answers": 2,
                 "total_questions": 3,
                 "avg_execution_time": 0.03,
-                "error_breakdown": {"wrong_answer": 1}
+                "error_breakdown": {"wrong_answer": 1},
+                "not_evaluated": 0
             })
         );
         assert_eq!(json["complete"], true);
@@ -339,9 +344,11 @@ mod tests {
             rows[0],
             ["prompt1", "66.7", "2", "3", "0.03", "1", "0", "0", "0", "0"]
         );
+        // prompt3's api_error never ran a program: its time is the mean of
+        // the two programs that ran (0.02 and 0.04 s), not of all three.
         assert_eq!(
             rows[2],
-            ["prompt3", "33.3", "1", "3", "0.02", "0", "1", "0", "0", "1"]
+            ["prompt3", "33.3", "1", "3", "0.03", "0", "1", "0", "0", "1"]
         );
     }
 

@@ -58,6 +58,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
             "warnings": []
         }),
         thresholds: BTreeMap::new(),
+        not_evaluated: Vec::new(),
     }
 }
 
@@ -154,6 +155,15 @@ fn shape_for_verdict(rec: &mut CaseRecord, verdict: Verdict) {
             rec.actual = String::new();
             rec.api_failure = Some(ApiFailure::Timeout);
             rec.detail = Some("no answer from http://127.0.0.1:11434 within 30s (3 tries)".into());
+            rec.exec_secs = 0.0;
+        }
+        Verdict::NotEvaluated => {
+            rec.reply = None;
+            rec.code = None;
+            rec.execution = None;
+            rec.actual = String::new();
+            rec.api_failure = Some(ApiFailure::NotRecorded);
+            rec.detail = Some("the recording answered another request".into());
             rec.exec_secs = 0.0;
         }
     }

@@ -33,13 +33,24 @@ struct Page<'a> {
     verdict_names: Vec<&'static str>,
     multi_round: bool,
     best: Option<String>,
+    /// Selected cases that were not evaluated, with why.
+    not_evaluated: Vec<NotEvaluatedView<'a>>,
     rows: Vec<Row>,
     prompts: Vec<PromptView<'a>>,
 }
 
 #[derive(Serialize)]
+struct NotEvaluatedView<'a> {
+    name: String,
+    reason: &'a str,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
 struct Row {
     name: String,
+    /// Api errors and cases not evaluated: shown beside the accuracy.
+    warnings: Vec<String>,
     accuracy: String,
     correct_total: String,
     avg_time: String,
@@ -62,6 +73,9 @@ struct PromptView<'a> {
 struct CaseView<'a> {
     passed: bool,
     verdict: &'static str,
+    /// The case's one name: `prompt::question_id::rN`, as in the terminal.
+    name: String,
+    question_id: &'a str,
     question_no: usize,
     round: u32,
     file: String,
@@ -105,10 +119,27 @@ fn page<'a>(info: &'a RunInfo, summary: &Summary, groups: &'a [PromptGroup]) -> 
         isolation: isolation_pairs(&info.isolation),
         verdict_names: failure_verdicts().map(|v| v.as_str()).collect(),
         multi_round: summary.prompt_results.values().any(|r| r.rounds.is_some()),
-        best: summary
-            .best_prompt
-            .as_ref()
-            .map(|b| format!("{} ({:.1}%)", b.name, b.accuracy)),
+        best: summary.best_prompt.as_ref().map(|b| {
+            if b.tied_with.is_empty() {
+                format!("{} ({:.1}%)", b.name, b.accuracy)
+            } else {
+                format!(
+                    "{} = {} (tie / 並列, {:.1}%)",
+                    b.name,
+                    b.tied_with.join(" = "),
+                    b.accuracy
+                )
+            }
+        }),
+        not_evaluated: info
+            .not_evaluated
+            .iter()
+            .map(|u| NotEvaluatedView {
+                name: u.case.test_name(),
+                reason: &u.reason,
+                detail: &u.detail,
+            })
+            .collect(),
         rows: rows(summary),
         prompts: groups.iter().map(|g| prompt_view(g, summary)).collect(),
     }
@@ -120,9 +151,10 @@ fn rows(summary: &Summary) -> Vec<Row> {
         .iter()
         .map(|(name, r)| Row {
             name: name.clone(),
-            accuracy: format!("{:.1}%", r.accuracy),
+            warnings: r.warnings.clone(),
+            accuracy: r.accuracy_text(),
             correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
-            avg_time: format!("{:.2}s", r.avg_execution_time),
+            avg_time: r.avg_time_text(),
             verdict_counts: failure_verdicts()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
                 .collect(),
@@ -151,8 +183,10 @@ fn prompt_view<'a>(group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> 
         .get(group.name)
         .map(|r| {
             format!(
-                "{:.1}% ({}/{})",
-                r.accuracy, r.correct_answers, r.total_questions
+                "{} ({}/{})",
+                r.accuracy_text(),
+                r.correct_answers,
+                r.total_questions
             )
         })
         .unwrap_or_default();
@@ -174,6 +208,8 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
     CaseView {
         passed: case.passed(),
         verdict: case.verdict.as_str(),
+        name: case.case.test_name(),
+        question_id: &case.case.question_id,
         question_no: case.case.question,
         round: case.case.round,
         file: case_file_name(case),

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{CaseId, CaseRecord};
+use crate::case::{CaseId, CaseRecord, Unevaluated};
 
 pub use table::terminal_table;
 
@@ -68,6 +68,10 @@ pub struct RunInfo {
     pub isolation: serde_json::Value,
     /// Per-prompt accuracy thresholds in percent, when a gate is configured.
     pub thresholds: BTreeMap<String, f64>,
+    /// Selected cases the run did not evaluate (no matching recording):
+    /// counted and flagged per prompt, in no accuracy.
+    #[serde(default)]
+    pub not_evaluated: Vec<Unevaluated>,
 }
 
 /// Where the report files were written.
@@ -140,21 +144,40 @@ pub struct Summary {
     pub complete: bool,
     pub planned_cases: usize,
     pub finished_cases: usize,
+    /// Cases planned but not evaluated, over all prompts (see `PromptResult`).
+    #[serde(default)]
+    pub not_evaluated: usize,
     pub isolation: serde_json::Value,
     /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
     /// -> count; every class is listed so the schema does not vary.
     pub api_failures: BTreeMap<String, usize>,
 }
 
-/// One prompt's line of summary.json. Accuracy is in percent, one decimal.
+/// One prompt's line of summary.json. Accuracy is in percent, one decimal:
+/// `correct_answers / total_questions`, where `total_questions` counts the
+/// evaluated cases (every spec verdict, `api_error` included) and never the
+/// `not_evaluated` ones. `null` when no case was evaluated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptResult {
-    pub accuracy: f64,
+    pub accuracy: Option<f64>,
     pub correct_answers: usize,
+    /// The denominator of `accuracy`: evaluated cases.
     pub total_questions: usize,
-    pub avg_execution_time: f64,
+    /// Mean seconds of the programs that ran (`null` when none ran).
+    pub avg_execution_time: Option<f64>,
     /// Verdict name -> count, failures only (spec §8.3).
     pub error_breakdown: BTreeMap<String, usize>,
+    /// Selected cases of this prompt that were not evaluated (no matching
+    /// recording, or the sandbox failed); not in `total_questions`.
+    #[serde(default)]
+    pub not_evaluated: usize,
+    /// Why, reason -> count.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_evaluated_reasons: BTreeMap<String, usize>,
+    /// What a reader must know before trusting this accuracy: api errors
+    /// counted as failures, cases not evaluated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Spread of the per-round accuracies, when the prompt ran several rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundStats>,
@@ -163,6 +186,32 @@ pub struct PromptResult {
     /// `accuracy >= threshold`, on the rounded accuracy shown to the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate_passed: Option<bool>,
+}
+
+impl PromptResult {
+    /// `66.7%`, or `-` when no case was evaluated.
+    pub fn accuracy_text(&self) -> String {
+        self.accuracy
+            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}%"))
+    }
+
+    /// `0.07s`, or `-` when no program ran.
+    pub fn avg_time_text(&self) -> String {
+        self.avg_execution_time
+            .map_or_else(|| "-".to_string(), |t| format!("{t:.2}s"))
+    }
+
+    /// What the table's note column says: api errors and cases not evaluated.
+    pub fn flags(&self) -> String {
+        let mut flags = Vec::new();
+        if let Some(n) = self.error_breakdown.get("api_error") {
+            flags.push(format!("⚠ {n} api_error"));
+        }
+        if self.not_evaluated > 0 {
+            flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
+        }
+        flags.join(", ")
+    }
 }
 
 /// Per-round accuracies of one prompt, in percent with one decimal; the
@@ -176,10 +225,14 @@ pub struct RoundStats {
     pub stddev: f64,
 }
 
+/// The highest accuracy; prompts that share it are named in `tied_with`
+/// (`name` is then the first in suite order, for the spec's field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BestPrompt {
     pub name: String,
     pub accuracy: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tied_with: Vec<String>,
 }
 
 /// One prompt's records in report order, shared by every output so they
@@ -216,7 +269,9 @@ fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<Prompt
             .copied()
             .filter(|r| r.case.prompt == name)
             .collect();
-        if cases.is_empty() {
+        // A prompt none of whose selected cases could be evaluated still
+        // gets a line: "not evaluated" must be seen, not silently absent.
+        if cases.is_empty() && !info.not_evaluated.iter().any(|u| u.case.prompt == name) {
             continue;
         }
         cases.sort_by(|a, b| {

@@ -88,6 +88,11 @@ fn push_header(out: &mut String, case: &CaseRecord) {
             case.case.question,
             abbreviate(&case.question)
         ),
+        format!(
+            "# Case: {} (question id {})",
+            defuse_coding_cookie(&one_line(&case.case.test_name())),
+            case.case.question_id
+        ),
         labelled("Expected", &case.expected),
         labelled("Actual", &case.actual),
         format!("# Status: {}", status(case.verdict)),
@@ -319,13 +324,14 @@ mod tests {
     #[test]
     fn header_follows_the_spec_lines() {
         let text = render(&record("prompt1", 1, 1, Correct));
-        let header: Vec<&str> = text.lines().take(8).collect();
+        let header: Vec<&str> = text.lines().take(9).collect();
         assert_eq!(
             header,
             [
                 "# ==========================================",
                 "# Prompt Name: prompt1",
                 "# Question 1: 實作Two Sum演算法：給定一個整數陣列nums=[2,7,11,15]和目標值target=9，找出陣列中兩個數字的...",
+                "# Case: prompt1::q1_two_sum::r1 (question id q1_two_sum)",
                 "# Expected: [0, 1]",
                 "# Actual: [0, 1]",
                 "# Status: ✅ PASSED",

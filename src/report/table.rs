@@ -10,9 +10,18 @@ use super::Summary;
 /// above the table.
 pub fn terminal_table(summary: &Summary) -> String {
     let rounds = summary.prompt_results.values().any(|r| r.rounds.is_some());
+    // The note column appears only when some prompt needs one, so a clean
+    // run keeps the spec's table exactly.
+    let notes = summary
+        .prompt_results
+        .values()
+        .any(|r| !r.flags().is_empty());
     let mut header = vec!["Prompt", "準確率", "正確/總數", "平均執行時間"];
     if rounds {
         header.extend(["最低", "最高", "標準差"]);
+    }
+    if notes {
+        header.push("注意");
     }
     let rows: Vec<Vec<String>> = summary
         .prompt_results
@@ -20,9 +29,9 @@ pub fn terminal_table(summary: &Summary) -> String {
         .map(|(name, r)| {
             let mut row = vec![
                 terminal_safe(name),
-                format!("{:.1}%", r.accuracy),
+                r.accuracy_text(),
                 format!("{}/{}", r.correct_answers, r.total_questions),
-                format!("{:.2}s", r.avg_execution_time),
+                r.avg_time_text(),
             ];
             if rounds {
                 row.extend(match &r.rounds {
@@ -34,6 +43,9 @@ pub fn terminal_table(summary: &Summary) -> String {
                     None => vec!["-".to_string(); 3],
                 });
             }
+            if notes {
+                row.push(r.flags());
+            }
             row
         })
         .collect();
@@ -44,6 +56,12 @@ pub fn terminal_table(summary: &Summary) -> String {
         out.push_str(&format!(
             "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
             summary.finished_cases, summary.planned_cases
+        ));
+    }
+    if summary.not_evaluated > 0 {
+        out.push_str(&format!(
+            "⚠️  {} of {} planned cases were not evaluated (see 注意 and summary.json): each accuracy is over its evaluated cases only\n",
+            summary.not_evaluated, summary.planned_cases
         ));
     }
     out.push_str(&rule(&widths, '-'));
@@ -102,6 +120,15 @@ fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
 
 fn best_line(summary: &Summary) -> String {
     match &summary.best_prompt {
+        Some(best) if !best.tied_with.is_empty() => {
+            let mut names = vec![terminal_safe(&best.name)];
+            names.extend(best.tied_with.iter().map(|n| terminal_safe(n)));
+            format!(
+                "🏆 最佳 Prompt: {} (tie / 並列, 準確率: {:.1}%)\n",
+                names.join(" = "),
+                best.accuracy
+            )
+        }
         Some(best) => format!(
             "🏆 最佳 Prompt: {} (準確率: {:.1}%)\n",
             terminal_safe(&best.name),
@@ -128,11 +155,14 @@ mod tests {
 
     fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
         PromptResult {
-            accuracy,
+            accuracy: Some(accuracy),
             correct_answers: correct,
             total_questions: total,
-            avg_execution_time: avg,
+            avg_execution_time: Some(avg),
             error_breakdown: Default::default(),
+            not_evaluated: 0,
+            not_evaluated_reasons: Default::default(),
+            warnings: vec![],
             rounds: None,
             threshold: None,
             gate_passed: None,
@@ -151,6 +181,7 @@ mod tests {
         summary.best_prompt = Some(super::super::BestPrompt {
             name: "prompt1".into(),
             accuracy: 87.5,
+            tied_with: vec![],
         });
         summary
     }
