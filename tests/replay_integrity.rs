@@ -353,3 +353,40 @@ fn a_boolean_answer_means_what_python_prints() {
     assert_eq!(run.status, Some(0), "{}", run.both());
     assert_eq!(s.summary()["prompt_results"]["p"]["accuracy"], 100.0);
 }
+
+#[test]
+fn a_live_run_rerecords_a_reply_whose_request_changed_even_if_its_text_did_not() {
+    let s = recorded();
+    edit_suite(&s, |suite| {
+        suite.insert("prompt2".into(), "Terse: {question}".into());
+    });
+    // The scripted model answers exactly as before: only the request changed,
+    // which insta alone would call "unchanged" and not rewrite.
+    let server = StubServer::start(two_of_three);
+    let live = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
+    );
+    assert_eq!(live.status, Some(101), "{}", live.both());
+    assert!(
+        live.stdout.contains("📸 3 new and 0 changed replies"),
+        "{}",
+        live.stdout
+    );
+    let snap = std::fs::read_to_string(
+        s.path()
+            .join("snapshots/example/stub-coder_1.5b/prompt2__q1_two_sum__r1.snap"),
+    )
+    .unwrap();
+    assert!(snap.contains("template: \"Terse: {question}\""), "{snap}");
+    drop(server);
+
+    let run = replay(&s, &[], &[("PROMPTEVAL_BACKEND", "replay")]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    assert!(
+        run.stdout.contains("6 passed; 3 failed; 0 ignored"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.summary()["not_evaluated"], 0);
+}
