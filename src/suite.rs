@@ -216,11 +216,13 @@ impl Suite {
         let mut seen = HashSet::new();
         for (i, item) in items.iter().enumerate() {
             let index = i + 1;
-            let line = locate.question_line(i).or(questions_line);
-            let q = parse_question(index, item).map_err(|m| err(line, m))?;
+            // Lines are looked up only for a message: finding one scans the
+            // text, and doing it for every question made loading quadratic.
+            let line = || locate.question_line(i).or(questions_line);
+            let q = parse_question(index, item).map_err(|m| err(line(), m))?;
             if !seen.insert(q.id.clone()) {
                 return Err(err(
-                    line,
+                    line(),
                     format!(
                         "question {index} has the id `{}`, which an earlier question already uses; ids must be unique",
                         q.id
