@@ -234,6 +234,9 @@ pub struct Config {
     /// Where the insta snapshots of the replies live (one folder per suite).
     pub snapshot_dir: PathBuf,
     pub test_threads: Option<usize>,
+    /// Model requests in flight at once: the server's parallel slots
+    /// (OLLAMA_NUM_PARALLEL, llama-server's -np, vLLM's batch).
+    pub concurrency: usize,
     /// tracing filter, e.g. "info" or "prompteval=debug".
     pub log: String,
     pub llm: LlmConfig,
@@ -256,6 +259,7 @@ struct ConfigFile {
     backend: Option<BackendKind>,
     snapshot_dir: Option<PathBuf>,
     test_threads: Option<usize>,
+    concurrency: Option<usize>,
     log: Option<String>,
     #[serde(default)]
     ollama: OllamaSection,
@@ -286,6 +290,8 @@ struct OpenaiSection {
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "http://127.0.0.1:8088/v1";
 pub const DEFAULT_MODEL: &str = "qwen2.5-coder:1.5b";
+/// Ollama's default OLLAMA_NUM_PARALLEL on a machine with memory to spare.
+pub const DEFAULT_CONCURRENCY: usize = 4;
 
 /// A configuration mistake, with where it is and what to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -413,6 +419,7 @@ impl Config {
                 .snapshot_dir
                 .unwrap_or_else(|| PathBuf::from("tests/snapshots"))),
             test_threads: file.test_threads,
+            concurrency: file.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
             log: file.log.unwrap_or_else(|| "info".into()),
             llm: file.llm,
             history: file.history,
@@ -446,6 +453,18 @@ impl Config {
                     message: "at least one round is needed".into(),
                 });
             }
+        }
+        if let Some(v) = get("PROMPTEVAL_CONCURRENCY") {
+            self.concurrency = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| ConfigError::Env {
+                    var: "PROMPTEVAL_CONCURRENCY",
+                    value: v.clone(),
+                    message: "expected the number of model requests in flight, >= 1, e.g. PROMPTEVAL_CONCURRENCY=4 (the server's parallel slots)".into(),
+                })?;
         }
         if let Some(v) = get("PROMPTEVAL_RESULT_DIR") {
             self.result_dir = cwd.join(v);
@@ -488,6 +507,11 @@ impl Config {
         };
         if self.rounds == 0 {
             return Err(file_err("`rounds` must be at least 1".into()));
+        }
+        if self.concurrency == 0 {
+            return Err(file_err(
+                "`concurrency` must be at least 1: it is how many model requests are in flight at once (the server's parallel slots)".into(),
+            ));
         }
         if self.model.trim().is_empty() {
             return Err(file_err(

@@ -20,7 +20,18 @@ impl Journal {
     /// Opens (or creates) the journal of a run folder for appending.
     pub fn open(run_dir: &Path) -> std::io::Result<Journal> {
         let path = run_dir.join(FILE_NAME);
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&path)?;
+        // A kill in the middle of an append leaves a torn last line: end it,
+        // so the next record starts a line of its own instead of being glued
+        // to the fragment (and lost with it).
+        if !ends_with_newline(&mut file)? {
+            file.write_all(b"\n")?;
+            file.sync_data()?;
+        }
         Ok(Journal {
             path,
             file: Mutex::new(file),
@@ -43,6 +54,18 @@ impl Journal {
     }
 }
 
+/// Whether the file is empty or its last byte is a newline.
+fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.metadata()?.len() == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
 /// What a journal holds. A torn last line (the process was killed while
 /// writing) is skipped and counted, never an error.
 #[derive(Debug, Default)]
@@ -59,16 +82,18 @@ pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
         Err(e) => return Err(e),
     };
     let mut contents = Contents::default();
+    // A resumed case replaces an earlier record of the same case.
+    let mut latest: indexmap::IndexMap<crate::case::CaseId, CaseRecord> = indexmap::IndexMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<CaseRecord>(line) {
             Ok(r) => {
-                // A resumed case replaces an earlier record of the same case.
-                contents.records.retain(|old| old.case != r.case);
-                contents.records.push(r);
+                latest.shift_remove(&r.case);
+                latest.insert(r.case.clone(), r);
             }
             Err(_) => contents.damaged_lines += 1,
         }
     }
+    contents.records = latest.into_values().collect();
     Ok(contents)
 }
 
@@ -123,6 +148,26 @@ pub(crate) mod tests {
         let c = read(dir.path()).unwrap();
         assert_eq!(c.records.len(), 2);
         assert_eq!(c.records[1].case.question, 2);
+        assert_eq!(c.damaged_lines, 1);
+    }
+
+    #[test]
+    fn a_record_appended_after_a_torn_line_survives() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        j.append(&record(1)).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(FILE_NAME))
+            .unwrap();
+        f.write_all(b"{\"case\": {\"prom").unwrap();
+        drop(f);
+        let j = Journal::open(dir.path()).unwrap();
+        j.append(&record(2)).unwrap();
+        let c = read(dir.path()).unwrap();
+        let questions: Vec<usize> = c.records.iter().map(|r| r.case.question).collect();
+        assert_eq!(questions, [1, 2]);
         assert_eq!(c.damaged_lines, 1);
     }
 

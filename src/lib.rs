@@ -20,9 +20,12 @@
 //! summary + thresholds ─► gate                exit status
 //! ```
 //!
-//! [`run`] drives one case through the pipeline; [`harness`] is the only
-//! module that knows libtest-mimic; `tests/prompts.rs` calls
-//! [`harness::main`].
+//! [`session`] sequences a run (plan, start, finish, with a typed
+//! [`session::SetupError`]); [`schedule`] runs the cases through two bounded
+//! pools, model requests (`concurrency`) and program executions (cores);
+//! [`run`] is one case's two stages; [`output`] is the one path for every
+//! line the user sees. [`harness`] is the only module that knows
+//! libtest-mimic; `tests/prompts.rs` calls [`harness::main`].
 
 pub mod backend;
 pub mod case;
@@ -34,10 +37,13 @@ pub mod harness;
 pub mod history;
 pub mod journal;
 pub mod judge;
+pub mod output;
 pub mod plan;
 pub mod report;
 pub mod request;
 pub mod run;
 pub mod sandbox;
+pub mod schedule;
+pub mod session;
 pub mod snapshot;
 pub mod suite;

@@ -1,13 +1,13 @@
-//! One case through the pipeline: history -> request -> backend -> extract ->
-//! sandbox -> judge -> snapshot -> journal. Knows nothing of libtest.
+//! One case through the pipeline, in the scheduler's two stages:
+//! [`Pipeline::ask`] (history -> request -> backend -> snapshot) holds a
+//! model slot, [`Pipeline::execute`] (extract -> sandbox -> judge -> journal)
+//! an execution slot. Knows nothing of libtest.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::backend::Backend;
-use crate::case::{ApiFailure, CaseId, CaseRecord, ChainId, SnapshotState, Verdict};
+use crate::case::{ApiFailure, CaseId, CaseRecord, SnapshotState, Verdict};
 use crate::config::Config;
 use crate::extract::{Source, extract};
 use crate::history::HistoryEntry;
@@ -15,152 +15,41 @@ use crate::journal::Journal;
 use crate::judge::judge;
 use crate::request::{self, CaseRequest};
 use crate::sandbox::Sandbox;
+use crate::schedule::{Finished, TrialOutcome, Work};
 use crate::snapshot::{SnapshotInfo, SnapshotStore};
 use crate::suite::Suite;
 
-/// The finished cases of one chain, by question number; `None` marks a case
-/// that ended without a history entry (interrupted).
-#[derive(Default)]
-struct Chain {
-    done: Mutex<BTreeMap<usize, Option<HistoryEntry>>>,
-    changed: Condvar,
+/// Where live replies are captured, and how they are described.
+pub struct Recorder {
+    pub store: SnapshotStore,
+    /// "model via backend at endpoint[; model_info]", stored in each snapshot.
+    pub description: String,
 }
 
-/// Everything the cases of a run share.
-pub struct RunState {
+/// What the cases of a run share: what to ask, whom, and where to run and
+/// write the result.
+pub struct Pipeline {
     pub config: Config,
     pub suite: Suite,
     pub backend: Box<dyn Backend>,
-    pub sandbox: Sandbox,
-    pub journal: Journal,
-    /// Where live replies are captured; `None` when replaying.
-    pub snapshots: Option<SnapshotStore>,
-    /// "model via backend at endpoint", stored in each snapshot.
-    pub snapshot_description: String,
     /// The model name recorded on each case.
     pub model: String,
-    chains: HashMap<ChainId, Chain>,
-    /// For each selected case, the selected cases of its chain that come first.
-    predecessors: HashMap<CaseId, Vec<usize>>,
-    records: Mutex<Vec<CaseRecord>>,
-    pub interrupted: Arc<AtomicBool>,
+    pub sandbox: Sandbox,
+    pub journal: Journal,
+    /// `None` when replaying: the replies already are recordings.
+    pub recorder: Option<Recorder>,
 }
 
-impl RunState {
-    /// `selected` are the cases this process runs, `finished` those a resumed
-    /// run already has in its journal (their history is reused).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        config: Config,
-        suite: Suite,
-        backend: Box<dyn Backend>,
-        sandbox: Sandbox,
-        journal: Journal,
-        snapshots: Option<SnapshotStore>,
-        model: String,
-        selected: &[CaseId],
-        finished: &[CaseRecord],
-        interrupted: Arc<AtomicBool>,
-    ) -> RunState {
-        let mut chains: HashMap<ChainId, Chain> = HashMap::new();
-        for case in selected {
-            chains.entry(case.chain()).or_default();
-        }
-        for r in finished {
-            if let Some(chain) = chains.get_mut(&r.case.chain()) {
-                chain
-                    .done
-                    .get_mut()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(r.case.question, Some(HistoryEntry::from_record(r)));
-            }
-        }
-        let mut predecessors: HashMap<CaseId, Vec<usize>> = HashMap::new();
-        for case in selected {
-            let earlier = selected
-                .iter()
-                .filter(|o| o.chain() == case.chain() && o.question < case.question)
-                .map(|o| o.question)
-                .collect();
-            predecessors.insert(case.clone(), earlier);
-        }
-        let mut snapshot_description =
-            format!("{model} via {} at {}", backend.kind(), backend.endpoint());
-        if let Some(info) = &config.model_info {
-            snapshot_description.push_str("; ");
-            snapshot_description.push_str(info);
-        }
-        RunState {
-            config,
-            suite,
-            backend,
-            sandbox,
-            journal,
-            snapshots,
-            snapshot_description,
-            model,
-            chains,
-            predecessors,
-            records: Mutex::new(Vec::new()),
-            interrupted,
-        }
-    }
+/// A case after the model stage: the record so far and the reply, if any.
+pub struct Asked {
+    record: CaseRecord,
+    /// `None` when the call failed (the record says why).
+    reply: Option<String>,
+}
 
-    pub fn records(&self) -> Vec<CaseRecord> {
-        self.records
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    /// Runs one case: waits for its chain's selected predecessors, then the
-    /// pipeline. Always marks the case done, even when interrupted, so later
-    /// cases of the chain never wait forever.
-    pub fn run_case(&self, case: &CaseId) -> Option<CaseRecord> {
-        let history = self.wait_for_history(case);
-        let record = if self.interrupted.load(Ordering::SeqCst) {
-            None
-        } else {
-            Some(self.evaluate(case, &history))
-        };
-        if let Some(r) = &record {
-            if let Err(e) = self.journal.append(r) {
-                tracing::error!(case = %case.test_name(), journal = %self.journal.path().display(), "could not append to the journal: {e}; the case is kept in memory for the report");
-            }
-            self.records
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(r.clone());
-        }
-        self.mark_done(case, record.as_ref().map(HistoryEntry::from_record));
-        record
-    }
-
-    /// Marks a case that will not run (e.g. its trial panicked).
-    pub fn mark_done(&self, case: &CaseId, entry: Option<HistoryEntry>) {
-        if let Some(chain) = self.chains.get(&case.chain()) {
-            let mut done = chain.done.lock().unwrap_or_else(|p| p.into_inner());
-            done.entry(case.question).or_insert(entry);
-            chain.changed.notify_all();
-        }
-    }
-
-    fn wait_for_history(&self, case: &CaseId) -> Vec<HistoryEntry> {
-        let Some(chain) = self.chains.get(&case.chain()) else {
-            return Vec::new();
-        };
-        let empty = Vec::new();
-        let waits = self.predecessors.get(case).unwrap_or(&empty);
-        let mut done = chain.done.lock().unwrap_or_else(|p| p.into_inner());
-        while !waits.iter().all(|q| done.contains_key(q)) {
-            done = chain.changed.wait(done).unwrap_or_else(|p| p.into_inner());
-        }
-        done.range(..case.question)
-            .filter_map(|(_, e)| e.clone())
-            .collect()
-    }
-
-    fn evaluate(&self, case: &CaseId, history: &[HistoryEntry]) -> CaseRecord {
+impl Pipeline {
+    /// Builds the request from the chain's history and asks the model.
+    pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
         let prompt = self
             .suite
             .prompt(&case.prompt)
@@ -199,50 +88,78 @@ impl RunState {
             exec_secs: 0.0,
             finished_at: String::new(),
         };
-
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = self.backend.chat(case, &request);
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
-        let reply = match reply {
-            Ok(reply) => reply,
-            Err(e) if e.failure == ApiFailure::NotRecorded => {
-                tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
-                record.verdict = Verdict::NotEvaluated;
-                record.api_failure = Some(e.failure);
-                record.detail = Some(e.message);
-                record.finished_at = now();
-                return record;
+        match reply {
+            Ok(reply) => {
+                record.snapshot = Some(match &self.recorder {
+                    Some(recorder) => recorder.store.capture(
+                        case,
+                        &reply.content,
+                        &recorder.description,
+                        &SnapshotInfo {
+                            model: &self.model,
+                            backend: self.backend.kind(),
+                            endpoint: &self.backend.endpoint(),
+                            request: &request,
+                            inputs: &inputs,
+                        },
+                    ),
+                    None => SnapshotState::Replayed,
+                });
+                Asked {
+                    record,
+                    reply: Some(reply.content),
+                }
             }
             Err(e) => {
-                tracing::warn!(case = %case.test_name(), "model call failed: {}", e.message);
+                if e.failure == ApiFailure::NotRecorded {
+                    tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
+                    record.verdict = Verdict::NotEvaluated;
+                } else {
+                    tracing::warn!(case = %case.test_name(), "model call failed: {}", e.message);
+                }
                 record.api_failure = Some(e.failure);
                 record.detail = Some(e.message);
-                record.finished_at = now();
-                return record;
+                Asked {
+                    record,
+                    reply: None,
+                }
             }
-        };
-        record.snapshot = Some(match &self.snapshots {
-            Some(store) => store.capture(
-                case,
-                &reply.content,
-                &self.snapshot_description,
-                &SnapshotInfo {
-                    model: &self.model,
-                    backend: self.backend.kind(),
-                    endpoint: &self.backend.endpoint(),
-                    request: &request,
-                    inputs: &inputs,
-                },
-            ),
-            None => SnapshotState::Replayed,
-        });
-        let extracted = extract(&reply.content);
+        }
+    }
+
+    /// Runs the code of the reply, judges it and journals the case.
+    pub fn execute(&self, asked: Asked) -> CaseRecord {
+        let Asked { mut record, reply } = asked;
+        if let Some(reply) = reply {
+            self.judge_reply(&mut record, reply);
+        }
+        record.finished_at = jiff::Timestamp::now().to_string();
+        tracing::debug!(
+            case = %record.name,
+            verdict = %record.verdict,
+            llm_secs = record.llm_secs,
+            exec_secs = record.exec_secs,
+            detail = record.detail.as_deref().unwrap_or(""),
+            "case finished"
+        );
+        if let Err(e) = self.journal.append(&record) {
+            tracing::error!(case = %record.name, journal = %self.journal.path().display(), "could not append to the journal: {e}; the case will be missing from the report and a resume will run it again");
+        }
+        record
+    }
+
+    fn judge_reply(&self, record: &mut CaseRecord, reply: String) {
+        let extracted = extract(&reply);
         let code = extracted.code;
-        record.reply = Some(reply.content);
+        record.reply = Some(reply);
+        let expected = record.expected.clone();
         match self.sandbox.run(&code) {
             Ok(execution) => {
-                let judgement = judge(&execution, &question.answer);
+                let judgement = judge(&execution, &expected);
                 record.verdict = judgement.verdict;
                 record.actual = judgement.actual;
                 record.detail = judgement.detail;
@@ -252,7 +169,7 @@ impl RunState {
             Err(e) => {
                 // The sandbox itself failed, not the program: the model is
                 // not to blame, so the case is in no accuracy.
-                tracing::error!(case = %case.test_name(), "the sandbox could not run the program: {e}; check [sandbox] in harness.toml");
+                tracing::error!(case = %record.name, "the sandbox could not run the program: {e}; check [sandbox] in harness.toml");
                 record.verdict = Verdict::NotEvaluated;
                 record.detail = Some(format!("the sandbox could not run the program: {e}"));
             }
@@ -267,23 +184,40 @@ impl RunState {
             });
         }
         record.code = Some(code);
-        record.finished_at = now();
-        tracing::debug!(
-            case = %case.test_name(),
-            verdict = %record.verdict,
-            llm_secs = record.llm_secs,
-            exec_secs = record.exec_secs,
-            detail = record.detail.as_deref().unwrap_or(""),
-            "case finished"
-        );
-        record
+    }
+}
+
+impl Work for Arc<Pipeline> {
+    type Asked = Asked;
+
+    fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+        Pipeline::ask(self, case, history)
+    }
+
+    fn execute(&self, _case: &CaseId, asked: Asked) -> Finished {
+        let record = Pipeline::execute(self, asked);
+        Finished {
+            outcome: trial_outcome(&record),
+            entry: Some(HistoryEntry::from_record(&record)),
+        }
+    }
+}
+
+/// Passed, failed, or (for a request no recording answers) ignored with the
+/// reason: the model was not asked, so the case neither passes nor fails.
+pub fn trial_outcome(record: &CaseRecord) -> TrialOutcome {
+    match (record.verdict, record.api_failure) {
+        (Verdict::Correct, _) => TrialOutcome::Passed,
+        (Verdict::NotEvaluated, Some(ApiFailure::NotRecorded)) => {
+            TrialOutcome::Ignored("not evaluated: no recording of this exact request".into())
+        }
+        (verdict, _) => TrialOutcome::Failed(format!(
+            "{verdict}: {}",
+            record.detail.as_deref().unwrap_or_default()
+        )),
     }
 }
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
 }

@@ -17,7 +17,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{Backend, BackendError, ChatRequest, ConnectError, Reply, RequestKey};
-use crate::case::{ApiFailure, CaseId, CaseRecord, ChainId};
+use crate::case::{ApiFailure, CaseId, ChainId};
 use crate::config::Config;
 use crate::extract::extract;
 use crate::history::HistoryEntry;
@@ -107,13 +107,13 @@ impl Replay {
     }
 
     /// Predicts the request of every case in `selected` and compares it with
-    /// its recording. `finished` are cases a resumed run already has: their
-    /// history entries are known exactly. A case whose predecessor in the
+    /// its recording. `earlier` holds, per chain, the history entries of
+    /// cases a resumed run already finished (known exactly), oldest first. A case whose predecessor in the
     /// chain is not runnable sees a history without it, as it will when run.
     pub fn match_cases(
         &self,
         selected: &[CaseId],
-        finished: &[CaseRecord],
+        earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
         suite: &Suite,
         config: &Config,
         model: &str,
@@ -123,17 +123,11 @@ impl Replay {
         for case in selected {
             chains.entry(case.chain()).or_default().push(case);
         }
-        let mut finished_by_chain: HashMap<ChainId, Vec<HistoryEntry>> = HashMap::new();
-        for r in finished {
-            finished_by_chain
-                .entry(r.case.chain())
-                .or_default()
-                .push(HistoryEntry::from_record(r));
-        }
+        let none = Vec::new();
         let mut verdicts: HashMap<&CaseId, Option<Mismatch>> = HashMap::new();
         for (chain, mut cases) in chains {
             cases.sort_by_key(|c| c.question);
-            let known = finished_by_chain.remove(&chain).unwrap_or_default();
+            let known = earlier.get(&chain).unwrap_or(&none);
             // The code each runnable predecessor's recorded reply gives: part
             // of the history entry that can be known before it runs.
             let mut answers: BTreeMap<usize, String> = BTreeMap::new();
@@ -141,7 +135,7 @@ impl Replay {
                 let outcome = match self.store.read(case) {
                     None => Err(not_recorded(case, &names)),
                     Some(recorded) => {
-                        let history = predicted_history(&known, &answers, &recorded, suite, case);
+                        let history = predicted_history(known, &answers, &recorded, suite, case);
                         let now = build_for(case, &history, suite, config, model);
                         match explain(&recorded, &now) {
                             None => Ok(recorded),
@@ -567,12 +561,12 @@ mod tests {
         let replay = Replay::new(store);
         let all = plan::cases(&recorded, 1);
 
-        let m = replay.match_cases(&all, &[], &recorded, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
         assert_eq!(m.runnable, all, "{:?}", m.unmatched);
 
         // Another template: nothing of that prompt is replayed.
         let edited = suite("Reply in French: {question}", "print two");
-        let m = replay.match_cases(&all, &[], &edited, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &edited, &config, MODEL);
         assert!(m.runnable.is_empty());
         assert!(
             m.unmatched
@@ -582,7 +576,7 @@ mod tests {
 
         // A changed question, and the cases whose history held it.
         let edited = suite("Solve: {question}", "print two, then exit");
-        let m = replay.match_cases(&all, &[], &edited, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &edited, &config, MODEL);
         assert_eq!(m.runnable, all[..1]);
         assert_eq!(
             reasons(&m),
@@ -593,7 +587,7 @@ mod tests {
         );
 
         // A filtered-out predecessor changes the history.
-        let m = replay.match_cases(&all[2..], &[], &recorded, &config, MODEL);
+        let m = replay.match_cases(&all[2..], &HashMap::new(), &recorded, &config, MODEL);
         assert_eq!(
             reasons(&m),
             [("p::c::r1".to_string(), Reason::HistoryDiffers)]
@@ -611,7 +605,7 @@ mod tests {
             template: "New: {question}".into(),
         });
         let wider = plan::cases(&two_prompts, 2);
-        let m = replay.match_cases(&wider, &[], &two_prompts, &config, MODEL);
+        let m = replay.match_cases(&wider, &HashMap::new(), &two_prompts, &config, MODEL);
         assert_eq!(m.runnable, all);
         let count = |r: Reason| m.unmatched.iter().filter(|(_, m)| m.reason == r).count();
         assert_eq!(count(Reason::RoundNotRecorded), 3);
@@ -619,12 +613,12 @@ mod tests {
 
         // Settings that reach the request.
         config.history.answer_chars = 5;
-        let m = replay.match_cases(&all, &[], &recorded, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
         assert_eq!(m.runnable, all[..1], "the first question has no history");
         assert!(m.unmatched[0].1.detail.contains("[history] settings"));
         config.history.answer_chars = 300;
         config.llm.temperature = 0.5;
-        let m = replay.match_cases(&all, &[], &recorded, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
         assert!(m.runnable.is_empty());
         assert_eq!(
             m.unmatched[0].1.to_string(),
@@ -632,7 +626,7 @@ mod tests {
         );
         config.llm.temperature = 0.0;
         config.llm.system_prompt = Some("Be brief.".into());
-        let m = replay.match_cases(&all, &[], &recorded, &config, MODEL);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
         assert_eq!(m.unmatched[0].1.reason, Reason::SystemPromptChanged);
     }
 

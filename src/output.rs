@@ -1,0 +1,180 @@
+//! The one path for everything the harness tells the user: the session
+//! emits [`Event`]s and every [`Sink`] renders them its own way. The
+//! terminal is one sink ([`Console`], the spec §9 wording); progress lines,
+//! JUnit and a CI summary plug in as more sinks without touching the run.
+
+use std::path::Path;
+
+use crate::console::{in_ci, say};
+
+/// Something the user should learn about the run, in the order it happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event<'a> {
+    /// The suite loaded; the run is about to start.
+    Starting {
+        prompts: usize,
+        questions: usize,
+        suite: &'a Path,
+    },
+    /// Replies come from recordings, not from a live model.
+    Replaying {
+        why: &'a str,
+        recorded: usize,
+        model: &'a str,
+        dir: &'a Path,
+        origin: &'a str,
+    },
+    /// Selected cases no recording answers (auto backend): they are not run.
+    Unmatched {
+        missing: usize,
+        selected: usize,
+        lines: &'a [String],
+    },
+    /// Nothing matched the filters; `line` says what exists.
+    NothingSelected {
+        line: &'a str,
+    },
+    RunFolder(&'a Path),
+    Testing {
+        rounds: u32,
+        cases: usize,
+        already_finished: usize,
+    },
+    Reporting,
+    /// The comparison table, already laid out.
+    Table(&'a str),
+    Saved {
+        summary: &'a Path,
+        quick_view: &'a Path,
+    },
+    Incomplete {
+        finished: usize,
+        intended: usize,
+        run_dir: &'a Path,
+    },
+    TotalTime(f64),
+    Snapshots {
+        new: usize,
+        changed: usize,
+    },
+    /// One line of the gate's verdict.
+    Gate(&'a str),
+}
+
+/// A way of showing events.
+pub trait Sink: Send + Sync {
+    fn event(&self, event: &Event);
+}
+
+/// Every sink of the run.
+#[derive(Default)]
+pub struct Output {
+    sinks: Vec<Box<dyn Sink>>,
+}
+
+impl Output {
+    pub fn new(sinks: Vec<Box<dyn Sink>>) -> Output {
+        Output { sinks }
+    }
+
+    pub fn emit(&self, event: Event) {
+        for sink in &self.sinks {
+            sink.event(&event);
+        }
+    }
+}
+
+/// The terminal, in the spec's words.
+pub struct Console;
+
+impl Sink for Console {
+    fn event(&self, event: &Event) {
+        match *event {
+            Event::Starting {
+                prompts,
+                questions,
+                suite,
+            } => {
+                say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
+                say(format!(
+                    "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
+                    suite.display()
+                ));
+            }
+            Event::Replaying {
+                why,
+                recorded,
+                model,
+                dir,
+                origin,
+            } => {
+                let shown = std::env::current_dir()
+                    .ok()
+                    .and_then(|cwd| dir.strip_prefix(cwd).ok().map(Path::to_path_buf))
+                    .unwrap_or_else(|| dir.to_path_buf());
+                say(format!(
+                    "▶ replay ({why}): {recorded} recorded replies of {model} from {} (recorded via {origin}). Go live: `ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai",
+                    shown.display(),
+                ));
+            }
+            Event::Unmatched {
+                missing,
+                selected,
+                lines,
+            } => say(format!(
+                "⚠️  replay: {missing} of {selected} selected cases have no recording of their exact request; they are not evaluated (ignored, and in no accuracy):\n{}",
+                lines.join("\n")
+            )),
+            Event::NothingSelected { line } => say(line),
+            Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", dir.display())),
+            Event::Testing {
+                rounds,
+                cases,
+                already_finished,
+            } => say(format!(
+                "🧪 開始執行測試 (共 {rounds} 輪, {cases} 個測試{})",
+                if already_finished == 0 {
+                    String::new()
+                } else {
+                    format!(", {already_finished} 個已完成")
+                }
+            )),
+            Event::Reporting => say("\n📊 生成評估報告..."),
+            Event::Table(table) => say(table),
+            Event::Saved {
+                summary,
+                quick_view,
+            } => {
+                say(format!("📋 會話摘要已儲存: {}", summary.display()));
+                say(format!("🌐 快速檢視已生成: {}", quick_view.display()));
+            }
+            Event::Incomplete {
+                finished,
+                intended,
+                run_dir,
+            } => say(format!(
+                "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
+                run_dir.display()
+            )),
+            Event::TotalTime(secs) => say(format!("⏱️  總執行時間: {secs:.2} 秒")),
+            Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),
+            Event::Gate(line) => say(line),
+        }
+    }
+}
+
+/// What happened to new and changed replies depends on insta's update mode.
+fn snapshot_note(new: usize, changed: usize) -> String {
+    let mode = std::env::var("INSTA_UPDATE").unwrap_or_default();
+    if mode == "always" || mode == "force" {
+        format!(
+            "📸 {new} new and {changed} changed replies recorded into the snapshots (INSTA_UPDATE={mode})"
+        )
+    } else if in_ci() || mode == "no" {
+        format!(
+            "📸 {new} new and {changed} changed replies (not written: CI or INSTA_UPDATE=no); record them locally"
+        )
+    } else {
+        format!("📸 {new} new and {changed} changed replies await review: `cargo insta review`")
+    }
+}

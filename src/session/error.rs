@@ -1,0 +1,64 @@
+//! Why a run could not start. Every variant carries what the user needs to
+//! fix it (file and line, variable, host, folder); all exit with status 2.
+
+use std::path::PathBuf;
+
+use crate::config::ConfigError;
+use crate::sandbox::SandboxError;
+use crate::suite::SuiteError;
+
+#[derive(Debug)]
+pub enum SetupError {
+    /// harness.toml or an environment variable.
+    Config(ConfigError),
+    Suite(SuiteError),
+    /// The interpreter or the isolation cannot be used.
+    Sandbox(SandboxError),
+    /// The model server or the recordings cannot serve this run; the
+    /// message names the host or folder and what to do.
+    Backend(String),
+    /// A folder the run must write to or read from.
+    Folder {
+        path: PathBuf,
+        message: String,
+    },
+    /// PROMPTEVAL_RESUME names no run folder.
+    Resume(String),
+    /// cargo-nextest runs one process per test; a suite needs one process.
+    Nextest,
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::Config(e) => e.fmt(f),
+            SetupError::Suite(e) => e.fmt(f),
+            SetupError::Sandbox(e) => e.fmt(f),
+            SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
+            SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
+            SetupError::Nextest => f.write_str(
+                "prompteval runs a suite in one process (chains share their history and the report is written after the last case); run it with `cargo test --test prompts`, not cargo-nextest",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl From<ConfigError> for SetupError {
+    fn from(e: ConfigError) -> Self {
+        SetupError::Config(e)
+    }
+}
+
+impl From<SuiteError> for SetupError {
+    fn from(e: SuiteError) -> Self {
+        SetupError::Suite(e)
+    }
+}
+
+impl From<SandboxError> for SetupError {
+    fn from(e: SandboxError) -> Self {
+        SetupError::Sandbox(e)
+    }
+}

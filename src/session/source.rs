@@ -1,0 +1,190 @@
+//! Where the replies come from: a live server after its connection test,
+//! or the recordings, and then only for the cases whose exact request was
+//! recorded (see `backend::replay`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::SetupError;
+use crate::backend::Backend;
+use crate::backend::ollama::Ollama;
+use crate::backend::openai::{OpenAi, api_key_from_env};
+use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
+use crate::case::{CaseId, ChainId};
+use crate::config::{BackendKind, Config};
+use crate::history::HistoryEntry;
+use crate::output::{Event, Output};
+use crate::snapshot::SnapshotStore;
+use crate::suite::Suite;
+
+/// The chosen backend and what it can answer.
+pub struct Source {
+    pub backend: Box<dyn Backend>,
+    /// The selected cases it will run.
+    pub runnable: Vec<CaseId>,
+    /// Selected cases no recording answers (auto replay only).
+    pub unmatched: Vec<(CaseId, Mismatch)>,
+    pub replaying: bool,
+}
+
+enum Chosen {
+    Live(Box<dyn Backend>),
+    Replay {
+        replay: Replay,
+        /// The user asked for replay (rather than `auto` falling back to it).
+        explicit: bool,
+        why: String,
+    },
+}
+
+/// The backend for `selected`. An explicit replay stops before the first
+/// case when any selected case has no matching recording; `auto` runs the
+/// recorded ones and says which are left out and why.
+pub fn open(
+    config: &Config,
+    suite: &Suite,
+    selected: Vec<CaseId>,
+    earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
+    out: &Output,
+) -> Result<Source, SetupError> {
+    let (replay, explicit, why) = match choose(config, suite)? {
+        Chosen::Live(backend) => {
+            return Ok(Source {
+                backend,
+                runnable: selected,
+                unmatched: Vec::new(),
+                replaying: false,
+            });
+        }
+        Chosen::Replay {
+            replay,
+            explicit,
+            why,
+        } => (replay, explicit, why),
+    };
+    announce(&replay, &config.model, &why, out);
+    let matched = replay.match_cases(&selected, earlier, suite, config, &config.model);
+    if !matched.unmatched.is_empty() {
+        let lines = unmatched_lines(&matched.unmatched, &selected);
+        let missing = matched.unmatched.len();
+        let of = selected.len();
+        if explicit {
+            return Err(SetupError::Backend(format!(
+                "replay: {missing} of {of} selected cases have no recording of their exact request (model, options, system prompt, template, question and history):\n{}\nRecord them with a live backend (INSTA_UPDATE=always), select only recorded cases, or use backend = \"auto\" to run just the recorded ones",
+                lines.join("\n")
+            )));
+        }
+        if matched.runnable.is_empty() && earlier.is_empty() {
+            return Err(SetupError::Backend(format!(
+                "replay: none of the {of} selected cases has a recording of its exact request, so nothing can be evaluated:\n{}\nStart a model server to evaluate them live (`ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai)",
+                lines.join("\n")
+            )));
+        }
+        out.emit(Event::Unmatched {
+            missing,
+            selected: of,
+            lines: &lines,
+        });
+    }
+    Ok(Source {
+        backend: Box::new(replay),
+        runnable: matched.runnable,
+        unmatched: matched.unmatched,
+        replaying: true,
+    })
+}
+
+/// The backend the configuration asks for, after its connection test.
+/// Replay answers only for the configured model: a model with no
+/// recordings is an error naming the recorded ones, never a silent swap.
+fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
+    let model = &config.model;
+    let store = SnapshotStore::new(&config.snapshot_dir, &suite.stem(), model);
+    let replay_or = |why: String, explicit: bool, no_server: Option<&str>| {
+        if store.count() > 0 {
+            return Ok(Chosen::Replay {
+                replay: Replay::new(store.clone()),
+                explicit,
+                why,
+            });
+        }
+        let recorded = recorded_models(&config.snapshot_dir.join(suite.stem()));
+        let others = if recorded.is_empty() {
+            format!(
+                "no model has recorded replies for suite `{}` in {}",
+                suite.stem(),
+                config.snapshot_dir.display()
+            )
+        } else {
+            format!(
+                "recorded models for suite `{}`: {}; pick one with PROMPTEVAL_MODEL",
+                suite.stem(),
+                recorded.join(", ")
+            )
+        };
+        let head = match no_server {
+            Some(e) => format!("{e}\nand there are no recorded replies of model {model} to replay"),
+            None => format!("replay: there are no recorded replies of model {model}"),
+        };
+        Err(SetupError::Backend(format!("{head} ({others})")))
+    };
+    let live = |b: Box<dyn Backend>| -> Result<Chosen, SetupError> {
+        b.check(model).map_err(|e| SetupError::Backend(e.message))?;
+        Ok(Chosen::Live(b))
+    };
+    match config.backend {
+        BackendKind::Ollama => live(Box::new(Ollama::new(&config.ollama_host))),
+        BackendKind::Openai => live(Box::new(OpenAi::new(
+            &config.openai_base_url,
+            api_key_from_env(),
+        ))),
+        BackendKind::Replay => replay_or("PROMPTEVAL_BACKEND=replay".into(), true, None),
+        BackendKind::Auto => {
+            let ollama = Ollama::new(&config.ollama_host);
+            match ollama.check(model) {
+                Ok(()) => Ok(Chosen::Live(Box::new(ollama))),
+                // Ollama is running but cannot serve this run: say so rather
+                // than replaying behind the user's back.
+                Err(e) if e.server_answered => Err(SetupError::Backend(e.message)),
+                Err(e) => replay_or(
+                    format!("no Ollama answers at {}", config.ollama_host),
+                    false,
+                    Some(&e.message),
+                ),
+            }
+        }
+    }
+}
+
+/// Model folders with snapshots, by their recorded model name.
+fn recorded_models(suite_dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(suite_dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(|d| SnapshotStore::at(d).recorded_model())
+        .collect()
+}
+
+fn announce(b: &Replay, model: &str, why: &str, out: &Output) {
+    // The description is "<model> via <server>; <model_info>": the part after
+    // the model says where the recording came from.
+    let origin = b
+        .store()
+        .any_description()
+        .and_then(|d| d.split_once(" via ").map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| "an earlier live run".into());
+    out.emit(Event::Replaying {
+        why,
+        recorded: b.store().count(),
+        model,
+        dir: b.store().dir(),
+        origin: &origin,
+    });
+}
