@@ -189,6 +189,9 @@ pub struct CaseRecord {
     pub model: String,
     pub backend: String,
     pub snapshot: Option<SnapshotState>,
+    /// The reply came from the response cache: the model was not called.
+    #[serde(default)]
+    pub cached: bool,
     /// Seconds spent waiting for the model.
     pub llm_secs: f64,
     /// Seconds the program ran (0 when it never ran).

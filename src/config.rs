@@ -239,6 +239,8 @@ pub struct Config {
     pub concurrency: usize,
     /// tracing filter, e.g. "info" or "prompteval=debug".
     pub log: String,
+    /// Answer repeated identical requests from the response cache.
+    pub cache: bool,
     pub llm: LlmConfig,
     pub history: HistoryConfig,
     pub sandbox: SandboxConfig,
@@ -261,6 +263,7 @@ struct ConfigFile {
     test_threads: Option<usize>,
     concurrency: Option<usize>,
     log: Option<String>,
+    cache: Option<bool>,
     #[serde(default)]
     ollama: OllamaSection,
     #[serde(default)]
@@ -421,6 +424,7 @@ impl Config {
             test_threads: file.test_threads,
             concurrency: file.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
             log: file.log.unwrap_or_else(|| "info".into()),
+            cache: file.cache.unwrap_or(true),
             llm: file.llm,
             history: file.history,
             sandbox: file.sandbox,
@@ -489,6 +493,19 @@ impl Config {
         }
         if let Some(v) = get("PROMPTEVAL_BASE_URL") {
             self.openai_base_url = v.trim().trim_end_matches('/').to_string();
+        }
+        if let Some(v) = get("PROMPTEVAL_CACHE") {
+            self.cache = match v.trim().to_ascii_lowercase().as_str() {
+                "on" | "true" | "1" | "yes" => true,
+                "off" | "false" | "0" | "no" => false,
+                _ => {
+                    return Err(ConfigError::Env {
+                        var: "PROMPTEVAL_CACHE",
+                        value: v.clone(),
+                        message: "expected on or off".into(),
+                    });
+                }
+            };
         }
         if let Some(v) = get("PROMPTEVAL_LOG") {
             self.log = v;

@@ -126,6 +126,7 @@ pub(crate) mod tests {
             model: "m".into(),
             backend: "replay".into(),
             snapshot: None,
+            cached: false,
             llm_secs: 0.1,
             exec_secs: 0.02,
             finished_at: "2026-01-01T00:00:00Z".into(),

@@ -28,6 +28,7 @@
 //! libtest-mimic; `tests/prompts.rs` calls [`harness::main`].
 
 pub mod backend;
+pub mod cache;
 pub mod case;
 pub mod config;
 pub mod console;

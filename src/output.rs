@@ -52,6 +52,8 @@ pub enum Event<'a> {
         intended: usize,
         run_dir: &'a Path,
     },
+    /// Response-cache hits and misses of this run.
+    Cache(&'a crate::cache::CacheStats),
     TotalTime(f64),
     Snapshots {
         new: usize,
@@ -155,6 +157,12 @@ impl Sink for Console {
             } => say(format!(
                 "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
                 run_dir.display()
+            )),
+            Event::Cache(stats) => say(format!(
+                "💾 cache: {} hits, {} model calls ({}); PROMPTEVAL_CACHE=off asks the model every time",
+                stats.hits,
+                stats.misses,
+                stats.dir.display()
             )),
             Event::TotalTime(secs) => say(format!("⏱️  總執行時間: {secs:.2} 秒")),
             Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),

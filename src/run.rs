@@ -84,6 +84,7 @@ impl Pipeline {
             model: self.model.clone(),
             backend: self.backend.kind().to_string(),
             snapshot: None,
+            cached: false,
             llm_secs: 0.0,
             exec_secs: 0.0,
             finished_at: String::new(),
@@ -94,6 +95,7 @@ impl Pipeline {
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
         match reply {
             Ok(reply) => {
+                record.cached = reply.cached;
                 record.snapshot = Some(match &self.recorder {
                     Some(recorder) => recorder.store.capture(
                         case,

@@ -390,3 +390,66 @@ fn a_live_run_rerecords_a_reply_whose_request_changed_even_if_its_text_did_not()
     );
     assert_eq!(s.summary()["not_evaluated"], 0);
 }
+
+#[test]
+fn a_rerun_of_an_unchanged_suite_is_answered_from_the_cache() {
+    let server = StubServer::start(two_of_three);
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n",
+        example_suite().display()
+    ));
+    let env = [
+        ("OLLAMA_HOST", server.url()),
+        ("PROMPTEVAL_CACHE", "on".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let first = s.prompts(&[], &env);
+    assert_eq!(first.status, Some(101), "{}", first.both());
+    assert_eq!(server.requests_to("/api/chat").len(), 9);
+    assert!(
+        first.stdout.contains("💾 cache: 0 hits, 9 model calls"),
+        "{}",
+        first.stdout
+    );
+    let verdicts = |s: &Scratch| s.summary()["prompt_results"].clone();
+    let before = verdicts(&s);
+
+    let second = s.prompts(&[], &env);
+    assert_eq!(second.status, Some(101), "{}", second.both());
+    assert_eq!(
+        server.requests_to("/api/chat").len(),
+        9,
+        "no model call on the rerun"
+    );
+    assert!(
+        second.stdout.contains("💾 cache: 9 hits, 0 model calls"),
+        "{}",
+        second.stdout
+    );
+    let summary = s.summary();
+    assert_eq!(summary["cache"]["hits"], 9);
+    let mut after = verdicts(&s);
+    let mut before = before;
+    for v in [&mut before, &mut after] {
+        for (_, r) in v.as_object_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("avg_execution_time");
+        }
+    }
+    assert_eq!(after, before, "the same verdicts");
+
+    // More rounds: round 2 is a repetition, never served from round 1.
+    let third = s.prompts(&[], &[env[0], env[1], ("PROMPTEVAL_ROUNDS", "2")]);
+    assert_eq!(third.status, Some(101), "{}", third.both());
+    assert_eq!(server.requests_to("/api/chat").len(), 18);
+    assert!(
+        third.stdout.contains("💾 cache: 9 hits, 9 model calls"),
+        "{}",
+        third.stdout
+    );
+
+    // Off: every case asks the model.
+    let off = s.prompts(&[], &[env[0], ("PROMPTEVAL_CACHE", "off")]);
+    assert_eq!(off.status, Some(101));
+    assert_eq!(server.requests_to("/api/chat").len(), 27);
+    assert!(s.summary()["cache"].is_null());
+}

@@ -244,6 +244,7 @@ impl HttpClient {
                 content: strip_reasoning(&content),
                 model: model.unwrap_or_else(|| request.model.clone()),
                 elapsed: started.elapsed(),
+                cached: false,
             }),
             Err((e, attempts)) => Err(self.chat_failure(&e, attempts, &request.model)),
         }

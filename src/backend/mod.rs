@@ -127,6 +127,8 @@ pub struct Reply {
     /// The model name the server reports (may differ from the requested alias).
     pub model: String,
     pub elapsed: Duration,
+    /// Answered from the response cache, without calling the model.
+    pub cached: bool,
 }
 
 /// A failed call after retries: the class and one line that says what
@@ -170,6 +172,11 @@ pub trait Backend: Send + Sync {
     fn endpoint(&self) -> String;
     /// The connection test run once before the first case.
     fn check(&self, model: &str) -> Result<(), ConnectError>;
+    /// What pins the model down beyond its name (Ollama: the digest the
+    /// connection test saw), for the response cache's key.
+    fn model_identity(&self) -> Option<String> {
+        None
+    }
     /// One chat completion for `case`.
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
 }

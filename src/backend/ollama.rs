@@ -21,6 +21,8 @@ static HINTS: ServerHints = ServerHints {
 #[derive(Debug)]
 pub struct Ollama {
     http: HttpClient,
+    /// The model's digest from `/api/tags`, once the connection test saw it.
+    digest: std::sync::OnceLock<String>,
 }
 
 impl Ollama {
@@ -28,6 +30,7 @@ impl Ollama {
     pub fn new(base_url: &str) -> Ollama {
         Ollama {
             http: HttpClient::new(base_url, None, &HINTS),
+            digest: std::sync::OnceLock::new(),
         }
     }
 }
@@ -87,6 +90,10 @@ impl Backend for Ollama {
         self.http.base_url().to_string()
     }
 
+    fn model_identity(&self) -> Option<String> {
+        self.digest.get().map(|d| format!("digest {d}"))
+    }
+
     fn check(&self, model: &str) -> Result<(), ConnectError> {
         // /api/version proves the server is there; a server that answers but
         // does not implement it (an Ollama-compatible proxy) is still usable,
@@ -113,8 +120,12 @@ impl Backend for Ollama {
                 .filter_map(|k| m[k].as_str())
                 .any(|name| same_model(model, name))
         };
-        let present = models.iter().any(listed);
-        if present {
+        if let Some(entry) = models.iter().find(|m| listed(m)) {
+            // `ollama pull` of a newer build keeps the tag but changes the
+            // digest: the cache must not answer for the old one.
+            if let Some(digest) = entry["digest"].as_str() {
+                let _ = self.digest.set(digest.to_string());
+            }
             return Ok(());
         }
         let names: Vec<String> = models

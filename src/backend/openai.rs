@@ -94,6 +94,12 @@ impl Backend for OpenAi {
         }
     }
 
+    /// OpenAI-compatible servers report no digest: the server's address
+    /// stands in (with `model_info`, added by the cache).
+    fn model_identity(&self) -> Option<String> {
+        Some(format!("served at {}", self.http.base_url()))
+    }
+
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
         let body = chat_body(request);

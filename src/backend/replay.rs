@@ -445,6 +445,7 @@ impl Backend for Replay {
             content: recorded.reply,
             model: request.model.clone(),
             elapsed: start.elapsed(),
+            cached: false,
         })
     }
 }

@@ -29,6 +29,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
         planned_cases: info.planned_cases,
         finished_cases,
         not_evaluated,
+        cache: info.cache.clone(),
         isolation: info.isolation.clone(),
         api_failures: api_failures(groups),
     }

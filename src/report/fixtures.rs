@@ -59,6 +59,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         }),
         thresholds: BTreeMap::new(),
         not_evaluated: Vec::new(),
+        cache: None,
     }
 }
 
@@ -109,6 +110,7 @@ pub(crate) fn record(prompt: &str, question: usize, round: u32, verdict: Verdict
         model: "gpt-oss:20b".into(),
         backend: "ollama".into(),
         snapshot: None,
+        cached: false,
         llm_secs: 1.5,
         exec_secs: 0.01 + 0.01 * question as f64,
         finished_at: "2025-08-14T01:24:00+08:00".into(),

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cache::CacheStats;
 use crate::case::{CaseId, CaseRecord, Unevaluated};
 
 pub use table::terminal_table;
@@ -72,6 +73,10 @@ pub struct RunInfo {
     /// counted and flagged per prompt, in no accuracy.
     #[serde(default)]
     pub not_evaluated: Vec<Unevaluated>,
+    /// Response-cache hits and misses of this run; `None` when the cache
+    /// was off or the run replayed recordings.
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
 }
 
 /// Where the report files were written.
@@ -147,6 +152,9 @@ pub struct Summary {
     /// Cases planned but not evaluated, over all prompts (see `PromptResult`).
     #[serde(default)]
     pub not_evaluated: usize,
+    /// Response-cache hits and misses (`null`: cache off, or a replay).
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
     pub isolation: serde_json::Value,
     /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
     /// -> count; every class is listed so the schema does not vary.

@@ -24,6 +24,7 @@ pub use error::SetupError;
 use folder::RunManifest;
 
 use crate::backend::replay::Mismatch;
+use crate::cache::ResponseCache;
 use crate::case::{CaseId, CaseRecord, ChainId, SnapshotState, Unevaluated};
 use crate::config::{Config, Env};
 use crate::history::HistoryEntry;
@@ -143,6 +144,8 @@ pub struct Session {
     scheduler: Scheduler<Arc<Pipeline>>,
     pipeline: Arc<Pipeline>,
     isolation: serde_json::Value,
+    /// `None` when off, or when replaying (recordings are the answers).
+    cache: Option<Arc<ResponseCache>>,
     interrupted: Arc<AtomicBool>,
     started: Instant,
 }
@@ -187,7 +190,8 @@ impl Session {
             .as_ref()
             .map(|r| r.earlier.clone())
             .unwrap_or_default();
-        let source = source::open(&config, &suite, selected, &earlier, out)?;
+        let cache = open_cache(&config);
+        let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
         let model = config.model.clone();
 
         let (run_dir, manifest) = match resume {
@@ -228,6 +232,7 @@ impl Session {
             already_finished: earlier.values().map(Vec::len).sum(),
         });
 
+        let source_replaying = source.replaying;
         let recorder = (!source.replaying).then(|| {
             let mut description = format!(
                 "{model} via {} at {}",
@@ -278,6 +283,7 @@ impl Session {
             scheduler,
             pipeline,
             isolation,
+            cache: cache.filter(|_| !source_replaying),
             interrupted,
             started: Instant::now(),
         })
@@ -344,6 +350,7 @@ impl Session {
                 })
                 .collect(),
             not_evaluated: self.manifest.not_evaluated.clone(),
+            cache: self.cache.as_ref().map(|c| c.stats()),
         };
         out.emit(Event::Reporting);
         let (summary, written) =
@@ -362,6 +369,9 @@ impl Session {
                 intended: intended.len(),
                 run_dir: &self.run_dir,
             });
+        }
+        if let Some(stats) = &info.cache {
+            out.emit(Event::Cache(stats));
         }
         out.emit(Event::TotalTime(info.total_execution_time));
         let (new, changed) = snapshot_counts(&records);
@@ -382,6 +392,23 @@ impl Session {
             None if self.interrupted() => ExitCode::from(130),
             None => libtest,
         })
+    }
+}
+
+/// The response cache, unless it is off or its folder cannot be used (then
+/// the run goes on without it, and says so).
+fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
+    if !config.cache {
+        return None;
+    }
+    let var = |name| std::env::var(name).ok();
+    let dir = ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())?;
+    match ResponseCache::open(&dir) {
+        Ok(cache) => Some(Arc::new(cache)),
+        Err(e) => {
+            tracing::warn!(cache = %dir.display(), "the response cache is off: cannot create its folder: {e}; set XDG_CACHE_HOME to a writable folder, or PROMPTEVAL_CACHE=off");
+            None
+        }
     }
 }
 

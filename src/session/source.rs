@@ -4,12 +4,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::SetupError;
 use crate::backend::Backend;
 use crate::backend::ollama::Ollama;
 use crate::backend::openai::{OpenAi, api_key_from_env};
 use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
+use crate::cache::{CachedBackend, ResponseCache};
 use crate::case::{CaseId, ChainId};
 use crate::config::{BackendKind, Config};
 use crate::history::HistoryEntry;
@@ -45,10 +47,27 @@ pub fn open(
     suite: &Suite,
     selected: Vec<CaseId>,
     earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
+    cache: Option<&Arc<ResponseCache>>,
     out: &Output,
 ) -> Result<Source, SetupError> {
     let (replay, explicit, why) = match choose(config, suite)? {
         Chosen::Live(backend) => {
+            let backend: Box<dyn Backend> = match cache {
+                Some(cache) => {
+                    let identity = format!(
+                        "{}; {}",
+                        backend.model_identity().unwrap_or_default(),
+                        config.model_info.as_deref().unwrap_or_default()
+                    );
+                    Box::new(CachedBackend::new(
+                        backend,
+                        cache.clone(),
+                        &config.model,
+                        identity,
+                    ))
+                }
+                None => backend,
+            };
             return Ok(Source {
                 backend,
                 runnable: selected,

@@ -122,7 +122,8 @@ pub fn prompts_binary() -> PathBuf {
 impl Scratch {
     /// `program` in the package root with this scratch folder's harness.toml,
     /// the caller's PROMPTEVAL_*/OLLAMA_*/INSTA_* settings removed, CI mode
-    /// (insta never writes pending snapshots into the repo) and `env` on top.
+    /// (insta never writes pending snapshots into the repo), the response
+    /// cache off and in the scratch folder, and `env` on top.
     fn command(&self, program: &Path, env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(program);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -135,8 +136,12 @@ impl Scratch {
                 cmd.env_remove(k);
             }
         }
+        // The response cache is per scratch folder and off unless a test
+        // asks for it: a test that runs twice must reach its server twice.
         cmd.env("PROMPTEVAL_CONFIG", self.path().join("harness.toml"))
-            .env("CI", "true");
+            .env("CI", "true")
+            .env("XDG_CACHE_HOME", self.path().join("cache"))
+            .env("PROMPTEVAL_CACHE", "off");
         for (k, v) in env {
             cmd.env(k, v);
         }
