@@ -3,11 +3,13 @@
 //! finished case and `PROMPTEVAL_RESUME` can skip them.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::case::CaseRecord;
+use serde::Deserialize;
+
+use crate::case::{CaseId, CaseRecord, SnapshotState};
 
 pub const FILE_NAME: &str = "journal.jsonl";
 
@@ -74,27 +76,118 @@ pub struct Contents {
     pub damaged_lines: usize,
 }
 
-pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
-    let path = run_dir.join(FILE_NAME);
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
+/// Where one case's latest record sits in the journal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    pub case: CaseId,
+    pub template: String,
+    pub snapshot: Option<SnapshotState>,
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// The latest record of each case, by position, in first-seen order: what
+/// a report needs to read the journal one record at a time. Unreadable
+/// lines (a torn write) are skipped.
+pub fn index(run_dir: &Path) -> std::io::Result<Vec<Located>> {
+    #[derive(Deserialize)]
+    struct Head {
+        case: CaseId,
+        template: String,
+        snapshot: Option<SnapshotState>,
+    }
+    let file = match File::open(run_dir.join(FILE_NAME)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
-    let mut contents = Contents::default();
-    // A resumed case replaces an earlier record of the same case.
-    let mut latest: indexmap::IndexMap<crate::case::CaseId, CaseRecord> = indexmap::IndexMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<CaseRecord>(line) {
-            Ok(r) => {
-                latest.shift_remove(&r.case);
-                latest.insert(r.case.clone(), r);
-            }
-            Err(_) => contents.damaged_lines += 1,
+    let mut reader = BufReader::new(file);
+    let mut latest: indexmap::IndexMap<CaseId, Located> = indexmap::IndexMap::new();
+    let mut line = Vec::new();
+    let mut offset = 0u64;
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        if let Ok(head) = serde_json::from_slice::<Head>(&line) {
+            latest.shift_remove(&head.case);
+            latest.insert(
+                head.case.clone(),
+                Located {
+                    case: head.case,
+                    template: head.template,
+                    snapshot: head.snapshot,
+                    offset,
+                    len: n,
+                },
+            );
+        }
+        offset += n as u64;
+    }
+    Ok(latest.into_values().collect())
+}
+
+/// Reads records by their position in the journal.
+pub struct Reader {
+    file: File,
+}
+
+impl Reader {
+    pub fn open(run_dir: &Path) -> std::io::Result<Reader> {
+        Ok(Reader {
+            file: File::open(run_dir.join(FILE_NAME))?,
+        })
+    }
+
+    pub fn record_at(&self, offset: u64, len: usize) -> std::io::Result<CaseRecord> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = vec![0; len];
+        self.file.read_exact_at(&mut bytes, offset)?;
+        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+    }
+}
+
+/// Calls `f` with every readable record, in file order, one at a time;
+/// returns how many lines were unreadable (a torn write). A case may appear
+/// more than once (a resumed run): the later record is the one that counts.
+pub fn for_each(run_dir: &Path, mut f: impl FnMut(CaseRecord)) -> std::io::Result<usize> {
+    let file = match File::open(run_dir.join(FILE_NAME)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut damaged = 0;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(damaged);
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<CaseRecord>(&line) {
+            Ok(record) => f(record),
+            Err(_) => damaged += 1,
         }
     }
-    contents.records = latest.into_values().collect();
-    Ok(contents)
+}
+
+/// Every record at once, the later record of a case replacing the earlier.
+/// For small journals and tests; runs use [`for_each`] and [`index`].
+pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
+    let mut latest: indexmap::IndexMap<CaseId, CaseRecord> = indexmap::IndexMap::new();
+    let damaged_lines = for_each(run_dir, |r| {
+        latest.shift_remove(&r.case);
+        latest.insert(r.case.clone(), r);
+    })?;
+    Ok(Contents {
+        records: latest.into_values().collect(),
+        damaged_lines,
+    })
 }
 
 #[cfg(test)]

@@ -208,15 +208,20 @@ impl Work for Arc<Pipeline> {
 /// Passed, failed, or (for a request no recording answers) ignored with the
 /// reason: the model was not asked, so the case neither passes nor fails.
 pub fn trial_outcome(record: &CaseRecord) -> TrialOutcome {
-    match (record.verdict, record.api_failure) {
+    trial_outcome_of(record.verdict, record.api_failure, record.detail.clone())
+}
+
+pub fn trial_outcome_of(
+    verdict: Verdict,
+    failure: Option<ApiFailure>,
+    detail: Option<String>,
+) -> TrialOutcome {
+    match (verdict, failure) {
         (Verdict::Correct, _) => TrialOutcome::Passed,
         (Verdict::NotEvaluated, Some(ApiFailure::NotRecorded)) => {
             TrialOutcome::Ignored("not evaluated: no recording of this exact request".into())
         }
-        (verdict, _) => TrialOutcome::Failed(format!(
-            "{verdict}: {}",
-            record.detail.as_deref().unwrap_or_default()
-        )),
+        (verdict, _) => TrialOutcome::Failed(format!("{verdict}: {}", detail.unwrap_or_default())),
     }
 }
 

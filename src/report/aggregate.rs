@@ -6,13 +6,75 @@ use crate::case::{ApiFailure, CaseRecord, Verdict};
 
 use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
 
-pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
+/// One prompt's counts, built one record at a time.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    cases: usize,
+    evaluated: usize,
+    correct: usize,
+    exec_secs: f64,
+    executed: usize,
+    errors: BTreeMap<String, usize>,
+    /// Reasons of records that were not evaluated.
+    not_evaluated: BTreeMap<String, usize>,
+    /// round -> (correct, evaluated)
+    rounds: BTreeMap<u32, (usize, usize)>,
+    api_failures: BTreeMap<ApiFailure, usize>,
+}
+
+impl Tally {
+    pub fn add(&mut self, r: &CaseRecord) {
+        self.cases += 1;
+        if let Some(f) = r.api_failure.filter(|f| *f != ApiFailure::NotRecorded) {
+            *self.api_failures.entry(f).or_insert(0) += 1;
+        }
+        if !r.evaluated() {
+            let reason = match r.api_failure {
+                Some(ApiFailure::NotRecorded) => "history differs",
+                _ => "harness error",
+            };
+            *self.not_evaluated.entry(reason.to_string()).or_insert(0) += 1;
+            return;
+        }
+        self.evaluated += 1;
+        let round = self.rounds.entry(r.case.round).or_insert((0, 0));
+        round.1 += 1;
+        if r.passed() {
+            self.correct += 1;
+            round.0 += 1;
+        } else {
+            *self
+                .errors
+                .entry(r.verdict.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+        // Only programs that ran have a time; a case that never ran is not 0 s.
+        if r.execution.is_some() {
+            self.exec_secs += r.exec_secs;
+            self.executed += 1;
+        }
+    }
+}
+
+pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally]) -> Summary {
     let prompt_results: indexmap::IndexMap<String, PromptResult> = groups
         .iter()
-        .map(|g| (g.name.to_string(), prompt_result(info, &g.cases, g.name)))
+        .zip(tallies)
+        .map(|(g, t)| (g.name.to_string(), prompt_result(info, t, g.name)))
         .collect();
-    let finished_cases = groups.iter().map(|g| g.cases.len()).sum();
+    let finished_cases = tallies.iter().map(|t| t.cases).sum();
     let not_evaluated = prompt_results.values().map(|r| r.not_evaluated).sum();
+    let mut api_failures: BTreeMap<String, usize> = [
+        ApiFailure::ApiError,
+        ApiFailure::Timeout,
+        ApiFailure::ConnectionFailed,
+    ]
+    .iter()
+    .map(|f| (f.as_str().to_string(), 0))
+    .collect();
+    for (f, n) in tallies.iter().flat_map(|t| &t.api_failures) {
+        *api_failures.entry(f.as_str().to_string()).or_insert(0) += n;
+    }
     Summary {
         test_id: info.test_id.clone(),
         timestamp: info.timestamp.clone(),
@@ -31,7 +93,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup]) -> Summary {
         not_evaluated,
         cache: info.cache.clone(),
         isolation: info.isolation.clone(),
-        api_failures: api_failures(groups),
+        api_failures,
     }
 }
 
@@ -46,43 +108,25 @@ pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-fn prompt_result(info: &RunInfo, cases: &[&CaseRecord], name: &str) -> PromptResult {
-    let evaluated: Vec<&CaseRecord> = cases.iter().copied().filter(|c| c.evaluated()).collect();
-    let total = evaluated.len();
-    let correct = evaluated.iter().filter(|c| c.passed()).count();
-    let accuracy = percent(correct, total);
-    // Only programs that ran have a time; a case that never ran is not 0 s.
-    let times: Vec<f64> = evaluated
-        .iter()
-        .filter(|c| c.execution.is_some())
-        .map(|c| c.exec_secs)
-        .collect();
-    let avg_execution_time =
-        (!times.is_empty()).then(|| round_to(times.iter().sum::<f64>() / times.len() as f64, 2));
-    let mut not_evaluated_reasons: BTreeMap<String, usize> = BTreeMap::new();
+fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
+    let accuracy = percent(t.correct, t.evaluated);
+    let avg_execution_time = (t.executed > 0).then(|| round_to(t.exec_secs / t.executed as f64, 2));
+    let mut not_evaluated_reasons = t.not_evaluated.clone();
     for u in info.not_evaluated.iter().filter(|u| u.case.prompt == name) {
         *not_evaluated_reasons.entry(u.reason.clone()).or_insert(0) += 1;
     }
-    for c in cases.iter().filter(|c| !c.evaluated()) {
-        let reason = match c.api_failure {
-            Some(ApiFailure::NotRecorded) => "history differs",
-            _ => "harness error",
-        };
-        *not_evaluated_reasons.entry(reason.to_string()).or_insert(0) += 1;
-    }
     let not_evaluated = not_evaluated_reasons.values().sum();
-    let error_breakdown = error_breakdown(&evaluated);
     let threshold = info.thresholds.get(name).copied();
     PromptResult {
-        warnings: warnings(&error_breakdown, not_evaluated, &not_evaluated_reasons),
+        warnings: warnings(&t.errors, not_evaluated, &not_evaluated_reasons),
         accuracy,
-        correct_answers: correct,
-        total_questions: total,
+        correct_answers: t.correct,
+        total_questions: t.evaluated,
         avg_execution_time,
-        error_breakdown,
+        error_breakdown: t.errors.clone(),
         not_evaluated,
         not_evaluated_reasons,
-        rounds: round_stats(&evaluated),
+        rounds: round_stats(&t.rounds),
         threshold,
         // No evaluated case cannot meet a threshold.
         gate_passed: threshold.map(|t| accuracy.is_some_and(|a| a + 1e-9 >= t)),
@@ -111,25 +155,9 @@ fn warnings(
     out
 }
 
-fn error_breakdown(cases: &[&CaseRecord]) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for case in cases.iter().filter(|c| !c.passed()) {
-        *counts.entry(case.verdict.as_str().to_string()).or_insert(0) += 1;
-    }
-    counts
-}
-
 /// Per-round accuracy spread; `None` for a single round, where a spread of
 /// one value would only look like stability that was never measured.
-fn round_stats(cases: &[&CaseRecord]) -> Option<RoundStats> {
-    let mut per_round: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-    for case in cases {
-        let entry = per_round.entry(case.case.round).or_insert((0, 0));
-        entry.1 += 1;
-        if case.passed() {
-            entry.0 += 1;
-        }
-    }
+fn round_stats(per_round: &BTreeMap<u32, (usize, usize)>) -> Option<RoundStats> {
     if per_round.len() < 2 {
         return None;
     }
@@ -177,26 +205,6 @@ fn best_prompt(results: &indexmap::IndexMap<String, PromptResult>) -> Option<Bes
     })
 }
 
-fn api_failures(groups: &[PromptGroup]) -> BTreeMap<String, usize> {
-    let mut counts: BTreeMap<String, usize> = [
-        ApiFailure::ApiError,
-        ApiFailure::Timeout,
-        ApiFailure::ConnectionFailed,
-    ]
-    .iter()
-    .map(|f| (f.as_str().to_string(), 0))
-    .collect();
-    let failures = groups
-        .iter()
-        .flat_map(|g| g.cases.iter())
-        .filter_map(|c| c.api_failure)
-        .filter(|f| *f != ApiFailure::NotRecorded);
-    for failure in failures {
-        *counts.entry(failure.as_str().to_string()).or_insert(0) += 1;
-    }
-    counts
-}
-
 /// The failure verdicts, in the order columns show them.
 pub(crate) fn failure_verdicts() -> impl Iterator<Item = Verdict> {
     Verdict::ALL.into_iter().filter(|v| !v.passed())
@@ -205,12 +213,14 @@ pub(crate) fn failure_verdicts() -> impl Iterator<Item = Verdict> {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{info, record, three_by_three};
-    use super::super::group_records;
     use super::*;
     use crate::case::Verdict::*;
 
     fn summary_of(info: &RunInfo, records: &[CaseRecord]) -> Summary {
-        summarize(info, &group_records(info, records))
+        let dir = tempfile::tempdir().expect("tempdir");
+        super::super::write_all(dir.path(), info, records)
+            .expect("written")
+            .0
     }
 
     #[test]

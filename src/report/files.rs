@@ -1,6 +1,7 @@
 //! The machine-readable files: summary.json, report/detailed_report.json,
 //! report/summary.csv and report/cases.csv.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
@@ -30,42 +31,94 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Resul
     write_atomically(path, &bytes)
 }
 
-#[derive(Serialize)]
-struct DetailedReport<'a> {
-    run: &'a RunInfo,
-    finished_cases: usize,
-    prompts: Vec<DetailedPrompt<'a>>,
+/// A file written through a temp file and renamed into place when finished.
+struct Staged {
+    path: std::path::PathBuf,
+    tmp: tempfile::NamedTempFile,
 }
 
-#[derive(Serialize)]
-struct DetailedPrompt<'a> {
-    name: &'a str,
-    template: &'a str,
-    /// Folder of this prompt's `.py` files, relative to the run dir.
-    folder: &'a str,
-    cases: &'a [&'a CaseRecord],
+impl Staged {
+    fn create(path: &Path) -> std::io::Result<(Staged, std::io::BufWriter<File>)> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let writer = std::io::BufWriter::new(tmp.reopen()?);
+        Ok((
+            Staged {
+                path: path.to_path_buf(),
+                tmp,
+            },
+            writer,
+        ))
+    }
+
+    fn finish(self, writer: std::io::BufWriter<File>) -> std::io::Result<()> {
+        let file = writer.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
 }
 
-pub(crate) fn write_detailed_report(
-    path: &Path,
-    info: &RunInfo,
-    groups: &[PromptGroup],
-) -> std::io::Result<()> {
-    let prompts = groups
-        .iter()
-        .map(|g| DetailedPrompt {
-            name: g.name,
-            template: g.template,
-            folder: &g.dir,
-            cases: &g.cases,
+/// report/detailed_report.json, one record at a time:
+/// `{"run": ..., "finished_cases": N, "prompts": [{"name", "template",
+/// "folder", "cases": [...]}]}`.
+pub(crate) struct DetailedWriter {
+    staged: Staged,
+    out: std::io::BufWriter<File>,
+    prompts: usize,
+    cases_in_prompt: usize,
+}
+
+impl DetailedWriter {
+    pub fn create(path: &Path, info: &RunInfo, finished: usize) -> std::io::Result<DetailedWriter> {
+        let (staged, mut out) = Staged::create(path)?;
+        out.write_all(b"{\n  \"run\": ")?;
+        serde_json::to_writer(&mut out, info)?;
+        write!(
+            out,
+            ",\n  \"finished_cases\": {finished},\n  \"prompts\": ["
+        )?;
+        Ok(DetailedWriter {
+            staged,
+            out,
+            prompts: 0,
+            cases_in_prompt: 0,
         })
-        .collect();
-    let report = DetailedReport {
-        run: info,
-        finished_cases: groups.iter().map(|g| g.cases.len()).sum(),
-        prompts,
-    };
-    write_json(path, &report)
+    }
+
+    pub fn start_prompt(&mut self, group: &PromptGroup) -> std::io::Result<()> {
+        if self.prompts > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.prompts += 1;
+        self.cases_in_prompt = 0;
+        self.out.write_all(b"\n    {\"name\": ")?;
+        serde_json::to_writer(&mut self.out, group.name)?;
+        self.out.write_all(b", \"template\": ")?;
+        serde_json::to_writer(&mut self.out, group.template)?;
+        self.out.write_all(b", \"folder\": ")?;
+        serde_json::to_writer(&mut self.out, &group.dir)?;
+        self.out.write_all(b", \"cases\": [")
+    }
+
+    pub fn case(&mut self, record: &CaseRecord) -> std::io::Result<()> {
+        if self.cases_in_prompt > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.cases_in_prompt += 1;
+        self.out.write_all(b"\n      ")?;
+        serde_json::to_writer(&mut self.out, record)?;
+        Ok(())
+    }
+
+    pub fn end_prompt(&mut self) -> std::io::Result<()> {
+        self.out.write_all(b"]}")
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.write_all(b"\n  ]\n}\n")?;
+        self.staged.finish(self.out)
+    }
 }
 
 fn has_rounds(summary: &Summary) -> bool {
@@ -131,21 +184,32 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
     finish_csv(path, out)
 }
 
-pub(crate) fn write_cases_csv(path: &Path, groups: &[PromptGroup]) -> std::io::Result<()> {
-    let mut out = csv::Writer::from_writer(Vec::new());
-    out.write_record([
-        "prompt",
-        "question",
-        "question_id",
-        "round",
-        "verdict",
-        "expected",
-        "actual",
-        "exec_secs",
-        "llm_secs",
-    ])?;
-    for case in groups.iter().flat_map(|g| g.cases.iter()) {
+/// report/cases.csv, one row per case, as the cases come.
+pub(crate) struct CasesCsv {
+    staged: Staged,
+    out: csv::Writer<std::io::BufWriter<File>>,
+}
+
+impl CasesCsv {
+    pub fn create(path: &Path) -> std::io::Result<CasesCsv> {
+        let (staged, writer) = Staged::create(path)?;
+        let mut out = csv::Writer::from_writer(writer);
         out.write_record([
+            "prompt",
+            "question",
+            "question_id",
+            "round",
+            "verdict",
+            "expected",
+            "actual",
+            "exec_secs",
+            "llm_secs",
+        ])?;
+        Ok(CasesCsv { staged, out })
+    }
+
+    pub fn case(&mut self, case: &CaseRecord) -> std::io::Result<()> {
+        self.out.write_record([
             spreadsheet_safe(&case.case.prompt),
             case.case.question.to_string(),
             spreadsheet_safe(&case.case.question_id),
@@ -156,8 +220,13 @@ pub(crate) fn write_cases_csv(path: &Path, groups: &[PromptGroup]) -> std::io::R
             format!("{:.3}", case.exec_secs),
             format!("{:.3}", case.llm_secs),
         ])?;
+        Ok(())
     }
-    finish_csv(path, out)
+
+    pub fn finish(self) -> std::io::Result<()> {
+        let writer = self.out.into_inner().map_err(|e| e.into_error())?;
+        self.staged.finish(writer)
+    }
 }
 
 fn finish_csv(path: &Path, out: csv::Writer<Vec<u8>>) -> std::io::Result<()> {

@@ -5,7 +5,10 @@
 //! the Rust side never builds markup. A Content-Security-Policy that allows
 //! no script at all backs that up should an escape ever be missed.
 
-use minijinja::Environment;
+use std::io::Write;
+use std::path::Path;
+
+use minijinja::{Environment, Value};
 use serde::Serialize;
 
 use crate::case::CaseRecord;
@@ -16,6 +19,9 @@ use super::{PromptGroup, RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "quick_view.html";
 const TEMPLATE: &str = include_str!("quick_view.html");
+/// The macros for a prompt's section and for a case.
+const PARTS_NAME: &str = "quick_view_parts.html";
+const PARTS: &str = include_str!("quick_view_parts.html");
 
 #[derive(Serialize)]
 struct Page<'a> {
@@ -36,7 +42,6 @@ struct Page<'a> {
     /// Selected cases that were not evaluated, with why.
     not_evaluated: Vec<NotEvaluatedView<'a>>,
     rows: Vec<Row>,
-    prompts: Vec<PromptView<'a>>,
 }
 
 #[derive(Serialize)]
@@ -62,11 +67,12 @@ struct Row {
 
 #[derive(Serialize)]
 struct PromptView<'a> {
+    /// 1-based, in summary order: the table links to `#prompt-N`.
+    index: usize,
     name: &'a str,
     template: &'a str,
     folder: &'a str,
     summary_line: String,
-    cases: Vec<CaseView<'a>>,
 }
 
 #[derive(Serialize)]
@@ -93,18 +99,98 @@ struct CaseView<'a> {
     llm_secs: String,
 }
 
-pub(crate) fn render(
-    info: &RunInfo,
-    summary: &Summary,
-    groups: &[PromptGroup],
-) -> Result<String, minijinja::Error> {
-    let mut env = Environment::new();
-    env.add_template(TEMPLATE_NAME, TEMPLATE)?;
-    let page = page(info, summary, groups);
-    env.get_template(TEMPLATE_NAME)?.render(&page)
+/// The page's templates, parsed once per process (they are constants).
+fn environment() -> Result<&'static Environment<'static>, String> {
+    static ENV: std::sync::OnceLock<Result<Environment<'static>, String>> =
+        std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.add_template(TEMPLATE_NAME, TEMPLATE)
+            .and_then(|()| env.add_template(PARTS_NAME, PARTS))
+            .map_err(|e| e.to_string())?;
+        Ok(env)
+    })
+    .as_ref()
+    .map_err(String::clone)
 }
 
-fn page<'a>(info: &'a RunInfo, summary: &Summary, groups: &'a [PromptGroup]) -> Page<'a> {
+/// Writes quick_view.html in pieces: the head with the summary, then each
+/// prompt's section and cases as they come, so the page streams.
+pub(crate) struct PageWriter {
+    staged_path: std::path::PathBuf,
+    tmp: tempfile::NamedTempFile,
+    out: std::io::BufWriter<std::fs::File>,
+    /// The parts template, evaluated once: its macros are called per piece.
+    parts: minijinja::Captured<'static>,
+    prompts: usize,
+}
+
+impl PageWriter {
+    pub fn create(path: &Path, info: &RunInfo, summary: &Summary) -> std::io::Result<PageWriter> {
+        let env = environment().map_err(std::io::Error::other)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let mut out = std::io::BufWriter::new(tmp.reopen()?);
+        let head = env
+            .get_template(TEMPLATE_NAME)
+            .and_then(|t| t.render(page(info, summary)))
+            .map_err(std::io::Error::other)?;
+        out.write_all(head.as_bytes())?;
+        let parts = env
+            .get_template(PARTS_NAME)
+            .and_then(|t| t.render_captured(()))
+            .map_err(std::io::Error::other)?;
+        Ok(PageWriter {
+            staged_path: path.to_path_buf(),
+            tmp,
+            out,
+            parts,
+            prompts: 0,
+        })
+    }
+
+    fn call(&self, name: &str, args: &[Value]) -> std::io::Result<String> {
+        self.parts
+            .state()
+            .call_macro(name, args)
+            .map_err(std::io::Error::other)
+    }
+
+    pub fn start_prompt(&mut self, group: &PromptGroup, summary: &Summary) -> std::io::Result<()> {
+        self.prompts += 1;
+        let view = prompt_view(self.prompts, group, summary);
+        let html = self.call("prompt_open", &[Value::from_serialize(&view)])?;
+        self.out.write_all(b"\n")?;
+        self.out.write_all(html.as_bytes())
+    }
+
+    pub fn case(&mut self, group: &PromptGroup, record: &CaseRecord) -> std::io::Result<()> {
+        let folder = serde_json::json!({ "folder": group.dir });
+        let html = self.call(
+            "case",
+            &[
+                Value::from_serialize(case_view(record)),
+                Value::from_serialize(folder),
+            ],
+        )?;
+        self.out.write_all(b"\n")?;
+        self.out.write_all(html.as_bytes())
+    }
+
+    pub fn end_prompt(&mut self) -> std::io::Result<()> {
+        self.out.write_all(b"\n</details>")
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.write_all(b"\n</body>\n</html>\n")?;
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        self.tmp.persist(&self.staged_path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+fn page<'a>(info: &'a RunInfo, summary: &Summary) -> Page<'a> {
     Page {
         test_id: &info.test_id,
         timestamp: &info.timestamp,
@@ -141,7 +227,6 @@ fn page<'a>(info: &'a RunInfo, summary: &Summary, groups: &'a [PromptGroup]) -> 
             })
             .collect(),
         rows: rows(summary),
-        prompts: groups.iter().map(|g| prompt_view(g, summary)).collect(),
     }
 }
 
@@ -177,7 +262,7 @@ fn rows(summary: &Summary) -> Vec<Row> {
         .collect()
 }
 
-fn prompt_view<'a>(group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> {
+fn prompt_view<'a>(index: usize, group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> {
     let summary_line = summary
         .prompt_results
         .get(group.name)
@@ -191,11 +276,11 @@ fn prompt_view<'a>(group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> 
         })
         .unwrap_or_default();
     PromptView {
+        index,
         name: group.name,
         template: group.template,
         folder: &group.dir,
         summary_line,
-        cases: group.cases.iter().map(|c| case_view(c)).collect(),
     }
 }
 

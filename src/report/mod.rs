@@ -93,29 +93,106 @@ pub struct Written {
 
 /// Writes summary.json, report/detailed_report.json, report/summary.csv,
 /// report/cases.csv, `<prompt>/question_N.py` and quick_view.html into
-/// `run_dir`, which must exist.
+/// `run_dir`, which must exist, from records held in memory.
 pub fn write_all(
     run_dir: &Path,
     info: &RunInfo,
     records: &[CaseRecord],
 ) -> std::io::Result<(Summary, Written)> {
     let groups = group_records(info, records);
-    let summary = aggregate::summarize(info, &groups);
+    write(run_dir, info, &groups, &Records::Memory)
+}
+
+/// The same files from the run folder's journal, one record at a time: a
+/// run of any size never holds every reply, prompt and output at once.
+pub fn write_from_journal(run_dir: &Path, info: &RunInfo) -> std::io::Result<(Summary, Written)> {
+    let entries = crate::journal::index(run_dir)?;
+    let extra = unknown_prompts(info, entries.iter().map(|e| (&e.case, e.template.as_str())));
+    let located = entries
+        .iter()
+        .map(|e| (&e.case, (e.offset, e.len)))
+        .collect();
+    let groups = groups(info, extra, located, Cases::Journal);
+    let reader = crate::journal::Reader::open(run_dir)?;
+    write(run_dir, info, &groups, &Records::Journal(reader))
+}
+
+/// Where a group's records are read from.
+enum Records {
+    Memory,
+    Journal(crate::journal::Reader),
+}
+
+impl Records {
+    /// Calls `f` with each record of `group`, in report order.
+    fn each(
+        &self,
+        group: &PromptGroup,
+        mut f: impl FnMut(&CaseRecord) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        match (&group.cases, self) {
+            (Cases::Memory(cases), _) => cases.iter().try_for_each(|c| f(c)),
+            (Cases::Journal(at), Records::Journal(reader)) => at
+                .iter()
+                .try_for_each(|&(offset, len)| f(&reader.record_at(offset, len)?)),
+            (Cases::Journal(_), Records::Memory) => Err(std::io::Error::other(
+                "internal error: journal cases without a journal",
+            )),
+        }
+    }
+}
+
+/// Tallies every group (first pass), then writes every file (second pass).
+fn write(
+    run_dir: &Path,
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+) -> std::io::Result<(Summary, Written)> {
+    let mut tallies = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut tally = aggregate::Tally::default();
+        records.each(group, |r| {
+            tally.add(r);
+            Ok(())
+        })?;
+        tallies.push(tally);
+    }
+    let summary = aggregate::summarize(info, groups, &tallies);
     let report_dir = run_dir.join("report");
     std::fs::create_dir_all(&report_dir)?;
 
     let summary_json = run_dir.join("summary.json");
     files::write_json(&summary_json, &summary)?;
-    let detailed_report = report_dir.join("detailed_report.json");
-    files::write_detailed_report(&detailed_report, info, &groups)?;
     let summary_csv = report_dir.join("summary.csv");
     files::write_summary_csv(&summary_csv, &summary)?;
+
+    let detailed_report = report_dir.join("detailed_report.json");
     let cases_csv = report_dir.join("cases.csv");
-    files::write_cases_csv(&cases_csv, &groups)?;
-    let case_files = python::write_case_files(run_dir, &groups)?;
     let quick_view = run_dir.join("quick_view.html");
-    let page = html::render(info, &summary, &groups).map_err(std::io::Error::other)?;
-    files::write_atomically(&quick_view, page.as_bytes())?;
+    let mut detailed =
+        files::DetailedWriter::create(&detailed_report, info, summary.finished_cases)?;
+    let mut cases = files::CasesCsv::create(&cases_csv)?;
+    let mut page = html::PageWriter::create(&quick_view, info, &summary)?;
+    let mut case_files = Vec::new();
+    for group in groups {
+        detailed.start_prompt(group)?;
+        page.start_prompt(group, &summary)?;
+        let dir = run_dir.join(&group.dir);
+        std::fs::create_dir_all(&dir)?;
+        records.each(group, |r| {
+            detailed.case(r)?;
+            cases.case(r)?;
+            page.case(group, r)?;
+            case_files.push(python::write_case_file(&dir, r)?);
+            Ok(())
+        })?;
+        detailed.end_prompt()?;
+        page.end_prompt()?;
+    }
+    detailed.finish()?;
+    cases.finish()?;
+    page.finish()?;
 
     let written = Written {
         summary_json,
@@ -251,7 +328,14 @@ pub(crate) struct PromptGroup<'a> {
     /// Folder under the run dir for this prompt's `.py` files.
     pub dir: String,
     /// Ordered by round, then question.
-    pub cases: Vec<&'a CaseRecord>,
+    pub cases: Cases<'a>,
+}
+
+/// A group's records: in memory, or where they are in the journal.
+pub(crate) enum Cases<'a> {
+    Memory(Vec<&'a CaseRecord>),
+    /// (byte offset, length) of each record's line.
+    Journal(Vec<(u64, usize)>),
 }
 
 fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<PromptGroup<'a>> {
@@ -259,46 +343,74 @@ fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<Prompt
     for record in records {
         latest.insert(&record.case, record);
     }
-    let mut order: Vec<(&str, &str)> = info
+    let extra = unknown_prompts(info, records.iter().map(|r| (&r.case, r.template.as_str())));
+    let located: Vec<(&CaseId, &CaseRecord)> = latest.into_iter().collect();
+    groups(info, extra, located, Cases::Memory)
+}
+
+/// Prompts of records that are not in the suite, in first-seen order: kept
+/// after the suite's, so no result is silently dropped.
+fn unknown_prompts<'a>(
+    info: &RunInfo,
+    cases: impl Iterator<Item = (&'a CaseId, &'a str)>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut extra: Vec<(&str, &str)> = Vec::new();
+    for (case, template) in cases {
+        let name = case.prompt.as_str();
+        if !info.prompts.iter().any(|(n, _)| n == name) && !extra.iter().any(|(n, _)| *n == name) {
+            extra.push((name, template));
+        }
+    }
+    extra
+}
+
+/// Prompts in suite order (then prompts only the records know), each with
+/// its cases ordered by round and question.
+fn groups<'a, T>(
+    info: &'a RunInfo,
+    extra: Vec<(&'a str, &'a str)>,
+    mut located: Vec<(&'a CaseId, T)>,
+    make: impl Fn(Vec<T>) -> Cases<'a>,
+) -> Vec<PromptGroup<'a>> {
+    located.sort_by(|(a, _), (b, _)| {
+        (&a.prompt, a.round, a.question, &a.question_id).cmp(&(
+            &b.prompt,
+            b.round,
+            b.question,
+            &b.question_id,
+        ))
+    });
+    let mut by_prompt: HashMap<&str, Vec<(&'a CaseId, T)>> = HashMap::new();
+    for (case, at) in located {
+        by_prompt
+            .entry(case.prompt.as_str())
+            .or_default()
+            .push((case, at));
+    }
+    let order = info
         .prompts
         .iter()
         .map(|(name, template)| (name.as_str(), template.as_str()))
-        .collect();
-    for record in records {
-        if !order.iter().any(|(name, _)| *name == record.case.prompt) {
-            order.push((&record.case.prompt, &record.template));
-        }
-    }
+        .chain(extra);
     let mut used_dirs = Vec::new();
-    let mut groups = Vec::new();
+    let mut out = Vec::new();
     for (name, template) in order {
-        let mut cases: Vec<&CaseRecord> = latest
-            .values()
-            .copied()
-            .filter(|r| r.case.prompt == name)
-            .collect();
+        let cases = by_prompt.remove(name).unwrap_or_default();
         // A prompt none of whose selected cases could be evaluated still
         // gets a line: "not evaluated" must be seen, not silently absent.
         if cases.is_empty() && !info.not_evaluated.iter().any(|u| u.case.prompt == name) {
             continue;
         }
-        cases.sort_by(|a, b| {
-            (a.case.round, a.case.question, &a.case.question_id).cmp(&(
-                b.case.round,
-                b.case.question,
-                &b.case.question_id,
-            ))
-        });
         let dir = files::prompt_dir_name(name, &used_dirs);
         used_dirs.push(dir.clone());
-        groups.push(PromptGroup {
+        out.push(PromptGroup {
             name,
             template,
             dir,
-            cases,
+            cases: make(cases.into_iter().map(|(_, at)| at).collect()),
         });
     }
-    groups
+    out
 }
 
 #[cfg(test)]

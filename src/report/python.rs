@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use crate::case::{CaseRecord, Verdict};
 
-use super::PromptGroup;
 use super::files::write_atomically;
 
 const RULE: &str = "# ==========================================";
@@ -20,21 +19,11 @@ const QUESTION_HEAD_CHARS: usize = 60;
 /// Lines of stderr kept: the end of a traceback says what went wrong.
 const STDERR_TAIL_LINES: usize = 40;
 
-pub(crate) fn write_case_files(
-    run_dir: &Path,
-    groups: &[PromptGroup],
-) -> std::io::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    for group in groups {
-        let dir = run_dir.join(&group.dir);
-        std::fs::create_dir_all(&dir)?;
-        for case in &group.cases {
-            let path = dir.join(case_file_name(case));
-            write_atomically(&path, render(case).as_bytes())?;
-            written.push(path);
-        }
-    }
-    Ok(written)
+/// Writes one case's file into its prompt's folder; returns its path.
+pub(crate) fn write_case_file(dir: &Path, case: &CaseRecord) -> std::io::Result<PathBuf> {
+    let path = dir.join(case_file_name(case));
+    write_atomically(&path, render(case).as_bytes())?;
+    Ok(path)
 }
 
 /// `question_N.py` for round 1, `question_N_round_R.py` after it.

@@ -25,13 +25,13 @@ use folder::RunManifest;
 
 use crate::backend::replay::Mismatch;
 use crate::cache::ResponseCache;
-use crate::case::{CaseId, CaseRecord, ChainId, SnapshotState, Unevaluated};
+use crate::case::{CaseId, ChainId, SnapshotState, Unevaluated};
 use crate::config::{Config, Env};
 use crate::history::HistoryEntry;
 use crate::journal::{self, Journal};
 use crate::output::{Event, Output};
 use crate::report::{self, RunInfo};
-use crate::run::{Pipeline, Recorder, trial_outcome};
+use crate::run::{Pipeline, Recorder, trial_outcome_of};
 use crate::sandbox::Sandbox;
 use crate::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::snapshot::SnapshotStore;
@@ -83,7 +83,9 @@ impl Plan {
             None => plan::cases(&suite, config.rounds),
         };
         let resume = match (resume_dir, manifest) {
-            (Some(dir), Some(manifest)) => Some(Resume::read(dir, manifest)?),
+            (Some(dir), Some(manifest)) => {
+                Some(Resume::read(dir, manifest, config.history.max_entries)?)
+            }
             _ => None,
         };
         Ok(Plan {
@@ -104,25 +106,28 @@ impl Plan {
 }
 
 impl Resume {
-    fn read(dir: PathBuf, manifest: RunManifest) -> Result<Resume, SetupError> {
-        let records = journal::read(&dir)
-            .map_err(|e| SetupError::Folder {
-                path: dir.clone(),
-                message: format!("cannot read the journal: {e}"),
-            })?
-            .records;
+    /// Reads the journal one record at a time, keeping per chain only the
+    /// `keep` most recent history entries (all a prompt can show).
+    fn read(dir: PathBuf, manifest: RunManifest, keep: usize) -> Result<Resume, SetupError> {
         let mut finished = HashMap::new();
-        let mut earlier: HashMap<ChainId, Vec<HistoryEntry>> = HashMap::new();
-        for r in records {
-            earlier
-                .entry(r.case.chain())
-                .or_default()
-                .push(HistoryEntry::from_record(&r));
-            finished.insert(r.case.clone(), trial_outcome(&r));
-        }
-        for entries in earlier.values_mut() {
-            entries.sort_by_key(|e| e.question_number);
-        }
+        let mut entries: HashMap<ChainId, std::collections::BTreeMap<usize, HistoryEntry>> =
+            HashMap::new();
+        journal::for_each(&dir, |r| {
+            let chain = entries.entry(r.case.chain()).or_default();
+            chain.insert(r.case.question, HistoryEntry::from_record(&r));
+            if chain.len() > keep {
+                chain.pop_first();
+            }
+            finished.insert(r.case, trial_outcome_of(r.verdict, r.api_failure, r.detail));
+        })
+        .map_err(|e| SetupError::Folder {
+            path: dir.clone(),
+            message: format!("cannot read the journal: {e}"),
+        })?;
+        let earlier = entries
+            .into_iter()
+            .map(|(chain, kept)| (chain, kept.into_values().collect()))
+            .collect();
         Ok(Resume {
             dir,
             manifest,
@@ -311,13 +316,12 @@ impl Session {
     /// returns the exit status (`libtest` is libtest's own).
     pub fn finish(self, libtest: ExitCode, out: &Output) -> Result<ExitCode, SetupError> {
         self.scheduler.close();
-        let records = journal::read(&self.run_dir)
-            .map_err(|e| SetupError::Folder {
-                path: self.run_dir.clone(),
-                message: format!("cannot read the journal: {e}"),
-            })?
-            .records;
-        let done: HashSet<&CaseId> = records.iter().map(|r| &r.case).collect();
+        let journal_error = |e: std::io::Error| SetupError::Folder {
+            path: self.run_dir.clone(),
+            message: format!("cannot read the journal: {e}"),
+        };
+        let located = journal::index(&self.run_dir).map_err(journal_error)?;
+        let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
         let intended = &self.manifest.cases;
         let complete = intended.iter().all(|c| done.contains(c));
         let info = RunInfo {
@@ -354,7 +358,7 @@ impl Session {
         };
         out.emit(Event::Reporting);
         let (summary, written) =
-            report::write_all(&self.run_dir, &info, &records).map_err(|e| SetupError::Folder {
+            report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
                 path: self.run_dir.clone(),
                 message: format!("cannot write the report: {e}"),
             })?;
@@ -365,7 +369,7 @@ impl Session {
         });
         if !complete {
             out.emit(Event::Incomplete {
-                finished: records.len(),
+                finished: located.len(),
                 intended: intended.len(),
                 run_dir: &self.run_dir,
             });
@@ -374,7 +378,7 @@ impl Session {
             out.emit(Event::Cache(stats));
         }
         out.emit(Event::TotalTime(info.total_execution_time));
-        let (new, changed) = snapshot_counts(&records);
+        let (new, changed) = snapshot_counts(&located);
         if new + changed > 0 {
             out.emit(Event::Snapshots { new, changed });
         }
@@ -412,7 +416,7 @@ fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
     }
 }
 
-fn snapshot_counts(records: &[CaseRecord]) -> (usize, usize) {
-    let count = |s| records.iter().filter(|r| r.snapshot == Some(s)).count();
+fn snapshot_counts(located: &[journal::Located]) -> (usize, usize) {
+    let count = |s| located.iter().filter(|r| r.snapshot == Some(s)).count();
     (count(SnapshotState::New), count(SnapshotState::Changed))
 }
