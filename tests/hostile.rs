@@ -215,6 +215,9 @@ fn the_marker_helper_can_see_a_live_process() {
     let mark = "hostile-visible-marker";
     let mut child = std::process::Command::new("sh")
         .args(["-c", "sleep 5; true", mark])
+        // Not the test's own stdout: the orphaned `sleep` would hold it open.
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .expect("sleep");
     std::thread::sleep(Duration::from_millis(50));
