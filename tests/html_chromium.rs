@@ -3,14 +3,21 @@
 //! stub model whose replies (and a suite whose question) carry script
 //! injections; each payload would set the page title to a marker built at run
 //! time, so the marker can only appear in the DOM if a payload ran.
+//!
+//! Without Chromium the test is reported ignored with the reason (a failure
+//! under CI=true); see support/trials.rs.
 
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
 mod stub_server;
+#[path = "support/trials.rs"]
+mod trials;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, ExitCode};
+
+use libtest_mimic::Arguments;
 
 use prompts_cli::Scratch;
 use stub_server::{Behaviour, STUB_MODEL, StubServer};
@@ -23,22 +30,31 @@ const HOSTILE_REPLY: &str = r#"<img src=x onerror="document.title='XSS'+'FIRED'"
 print('</script><script>document.title="XSS"+"FIRED"</script>')
 ```"#;
 
-fn chromium() -> Option<&'static str> {
-    let found = [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install chromium (apt-get install chromium)"
-        );
-        eprintln!("skipped: no chromium on this machine");
-    }
-    found
+const CHROMIUM: [&str; 3] = [
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+];
+
+fn chromium() -> Result<&'static str, String> {
+    CHROMIUM
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or_else(|| {
+            format!(
+                "no Chromium at {}; install it: apt-get install chromium",
+                CHROMIUM.join(" or ")
+            )
+        })
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let browser = chromium();
+    let trials = trials::needing_trials![&args, &browser;
+        hostile_replies_and_questions_render_as_inert_text,
+    ];
+    trials::run(&args, trials)
 }
 
 fn dump_dom(browser: &str, page: &Path) -> String {
@@ -67,9 +83,7 @@ fn dump_dom(browser: &str, page: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn hostile_replies_and_questions_render_as_inert_text() {
-    let Some(browser) = chromium() else { return };
+fn hostile_replies_and_questions_render_as_inert_text(browser: &'static str) {
     let server = StubServer::start(|req| match req.path.as_str() {
         "/api/chat" => Behaviour::Reply(HOSTILE_REPLY.into()),
         _ => Behaviour::Default,

@@ -2,14 +2,19 @@
 //! llama-server with Qwen2.5-Coder-1.5B, started by `scripts/local-llm.sh`),
 //! through the OpenAI-compatible backend.
 //!
-//! They run when PROMPTEVAL_LIVE_BASE_URL is set (CI sets it); under CI they
-//! are required, so a missing server fails instead of silently skipping.
+//! They run when PROMPTEVAL_LIVE_BASE_URL is set (CI sets it). Without it
+//! they are reported ignored with the reason; under CI=true they are required,
+//! so a missing server fails (see support/trials.rs).
 
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
+#[path = "support/trials.rs"]
+mod trials;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, ExitCode};
+
+use libtest_mimic::Arguments;
 
 use prompts_cli::{Scratch, example_suite};
 
@@ -25,20 +30,26 @@ fn config() -> String {
     )
 }
 
-fn live_url() -> Option<String> {
+fn live_url() -> Result<String, String> {
     match std::env::var("PROMPTEVAL_LIVE_BASE_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the live tests: start scripts/local-llm.sh and set PROMPTEVAL_LIVE_BASE_URL"
-            );
-            eprintln!(
-                "skipped: set PROMPTEVAL_LIVE_BASE_URL (see scripts/local-llm.sh) to run the live tests"
-            );
-            None
-        }
+        Ok(url) if !url.is_empty() => Ok(url),
+        _ => Err(
+            "no live model server: PROMPTEVAL_LIVE_BASE_URL is not set; start one \
+                  (scripts/local-llm.sh start 8088) and set \
+                  PROMPTEVAL_LIVE_BASE_URL=http://127.0.0.1:8088/v1"
+                .into(),
+        ),
     }
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let url = live_url();
+    let trials = trials::needing_trials![&args, &url;
+        live_run_is_real_consistent_and_reproducible,
+        wrong_model_name_is_one_clear_error,
+    ];
+    trials::run(&args, trials)
 }
 
 fn live_run(s: &Scratch, url: &str, args: &[&str]) -> prompts_cli::Run {
@@ -103,9 +114,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-#[test]
-fn live_run_is_real_consistent_and_reproducible() {
-    let Some(url) = live_url() else { return };
+fn live_run_is_real_consistent_and_reproducible(url: String) {
     let s = Scratch::new(&config());
     let first = live_run(&s, &url, &[]);
     assert!(
@@ -188,9 +197,7 @@ fn live_run_is_real_consistent_and_reproducible() {
     assert!(!second.both().contains(KEY_CANARY));
 }
 
-#[test]
-fn wrong_model_name_is_one_clear_error() {
-    let Some(url) = live_url() else { return };
+fn wrong_model_name_is_one_clear_error(url: String) {
     let s = Scratch::new(&config());
     let run = s.prompts(
         &[],

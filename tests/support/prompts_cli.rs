@@ -98,7 +98,9 @@ pub fn example_suite() -> PathBuf {
 pub fn prompts_binary() -> PathBuf {
     static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BIN.get_or_init(|| {
-        let out = Command::new(env!("CARGO"))
+        let mut cmd = Command::new(env!("CARGO"));
+        without_test_runner_env(&mut cmd);
+        let out = cmd
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .args([
                 "test",
@@ -121,11 +123,13 @@ pub fn prompts_binary() -> PathBuf {
 
 impl Scratch {
     /// `program` in the package root with this scratch folder's harness.toml,
-    /// the caller's PROMPTEVAL_*/OLLAMA_*/INSTA_* settings removed, CI mode
-    /// (insta never writes pending snapshots into the repo), the response
-    /// cache off and in the scratch folder, and `env` on top.
+    /// the caller's PROMPTEVAL_*/OLLAMA_*/INSTA_* settings and the test
+    /// runner's variables removed, CI mode (insta never writes pending
+    /// snapshots into the repo), the response cache off and in the scratch
+    /// folder, and `env` on top.
     fn command(&self, program: &Path, env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(program);
+        without_test_runner_env(&mut cmd);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
         for (k, _) in std::env::vars() {
             if k.starts_with("PROMPTEVAL_")
@@ -170,6 +174,20 @@ impl Scratch {
                     .count()
             })
             .sum()
+    }
+}
+
+/// Removes what cargo-nextest sets in each test's environment (`NEXTEST`,
+/// `NEXTEST_*`, `__NEXTEST_*`): the harness child must behave as when a user
+/// runs `cargo test --test prompts`, and the harness refuses to run under
+/// nextest. (`cargo test` sets no such variable; the rest of what either
+/// runner sets, `CARGO_*` and the library path, is what cargo sets too.)
+pub fn without_test_runner_env(cmd: &mut Command) {
+    for (k, _) in std::env::vars_os() {
+        let name = k.to_string_lossy();
+        if name.trim_start_matches('_').starts_with("NEXTEST") {
+            cmd.env_remove(&k);
+        }
     }
 }
 
