@@ -120,7 +120,7 @@ start() {
       say "ready: http://127.0.0.1:$PORT (model alias $ALIAS)"
       cat <<MSG
 Point the harness at it:
-  export PROMPTEVAL_BACKEND=openai PROMPTEVAL_BASE_URL=http://127.0.0.1:$PORT/v1 PROMPTEVAL_MODEL=$ALIAS
+  export PROMPTEVAL_BACKEND=openai PROMPTEVAL_BASE_URL=http://127.0.0.1:$PORT/v1 PROMPTEVAL_MODEL=$ALIAS PROMPTEVAL_CONCURRENCY=1
   export PROMPTEVAL_MODEL_INFO="$MODEL_INFO"
   cargo test --test prompts
 MSG

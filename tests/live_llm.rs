@@ -25,7 +25,7 @@ const KEY_CANARY: &str = "sk-prompteval-canary-5f1c9e";
 /// with a timeout for a CPU-bound server that queues concurrent requests.
 fn config() -> String {
     format!(
-        "suite = \"{}\"\n[llm]\ntimeout_secs = 180\nsystem_prompt = \"Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.\"\n",
+        "suite = \"{}\"\nconcurrency = 1\n[llm]\ntimeout_secs = 180\nsystem_prompt = \"Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.\"\n",
         example_suite().display()
     )
 }
