@@ -106,17 +106,17 @@ fn run(args: &mut Arguments, out: &Output) -> Result<ExitCode, SetupError> {
 
     let interrupted = Arc::new(AtomicBool::new(false));
     install_signal_handlers(&interrupted);
-    let finished: Vec<(CaseId, TrialOutcome)> = plan
-        .planned
-        .iter()
-        .filter_map(|c| plan.finished(c).map(|o| (c.clone(), o.clone())))
-        .collect();
+    // The session needs neither: the trials take them.
+    let finished = plan
+        .resume
+        .as_mut()
+        .map(|r| std::mem::take(&mut r.finished))
+        .unwrap_or_default();
     let planned = std::mem::take(&mut plan.planned);
     let session = Arc::new(Session::start(plan, selected, cap, interrupted, out)?);
     // Trials only wait for results: enough of them to print each case as it
     // finishes, whatever order the pools finish them in.
     args.test_threads = Some(cap.unwrap_or(session.running().clamp(1, 64)));
-    let finished: std::collections::HashMap<CaseId, TrialOutcome> = finished.into_iter().collect();
     let trials = planned
         .iter()
         .map(
