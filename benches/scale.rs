@@ -1,0 +1,254 @@
+//! Throughput and scale of the whole harness (`cargo test --test prompts`,
+//! default test profile) against baselines measured in the same run, with a
+//! scripted Ollama stand-in in this process:
+//!
+//! - overhead: N cases answered instantly (a cached rerun: no model call)
+//!   against spawning the same programs directly with the same parallelism;
+//! - saturation: a server with 4 slots and 200 ms per reply, 8 chains with
+//!   the history on: wall time against the ideal (cases x 0.2 s / 4), and
+//!   the peak number of requests in flight;
+//! - scale: wall time and peak RSS at several sizes (history off, cached);
+//! - list: `--list` at the largest size;
+//! - rerun: model calls made by a rerun of an unchanged suite (must be 0).
+//!
+//! `cargo bench --bench scale`; PROMPTEVAL_BENCH_SIZES (default
+//! "1000,3000,10000") and PROMPTEVAL_BENCH_OVERHEAD (default 1000) set the
+//! sizes. Ratios, not absolute times, are what compare across machines.
+
+#[path = "../tests/support/prompts_cli.rs"]
+mod prompts_cli;
+#[path = "../tests/support/stub_server.rs"]
+mod stub_server;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use prompts_cli::{Scratch, prompts_binary};
+use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+
+/// Answers "Print the number N" with a program that prints N, after `delay`,
+/// counting the requests in flight.
+fn numbers_server(delay: Duration) -> (StubServer, Arc<AtomicUsize>) {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let (now, top) = (in_flight.clone(), peak.clone());
+    let server = StubServer::start(move |req: &Request| {
+        if req.path != "/api/chat" {
+            return Behaviour::Default;
+        }
+        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+        top.fetch_max(n, Ordering::SeqCst);
+        std::thread::sleep(delay);
+        now.fetch_sub(1, Ordering::SeqCst);
+        let question = req.current_question();
+        let number = question
+            .rsplit("Print the number ")
+            .next()
+            .and_then(|t| t.split_whitespace().next())
+            .unwrap_or("0")
+            .to_string();
+        Behaviour::Reply(format!("```python\nprint({number})\n```"))
+    });
+    (server, peak)
+}
+
+fn suite(dir: &Path, name: &str, prompts: usize, questions: usize) -> PathBuf {
+    let mut map = serde_json::Map::new();
+    for p in 0..prompts {
+        map.insert(format!("p{p}"), format!("Variant {p}: {{question}}").into());
+    }
+    let qs: Vec<serde_json::Value> = (0..questions)
+        .map(|i| serde_json::json!({"id": format!("q{i}"), "question": format!("Print the number {i}"), "answer": i.to_string()}))
+        .collect();
+    map.insert("questions".into(), qs.into());
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(&map).unwrap()).unwrap();
+    path
+}
+
+/// Wall time and peak RSS (MB) of one harness run.
+fn run(s: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Duration, f64) {
+    let started = Instant::now();
+    let child = s.spawn_prompts(args, env);
+    let pid = child.id() as libc::pid_t;
+    // Read the pipes so the child never blocks on a full one.
+    let mut child = child;
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let drain = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = r.read_to_end(&mut sink);
+        })
+    };
+    let (a, b) = (drain(Box::new(out)), drain(Box::new(err)));
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; `usage` is a valid out-pointer.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    let _ = (a.join(), b.join());
+    (started.elapsed(), usage.ru_maxrss as f64 / 1024.0)
+}
+
+/// The same programs the harness ran, spawned directly, `parallel` at a time.
+fn direct(python: &Path, n: usize, parallel: usize) -> Duration {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..parallel)
+        .map(|_| {
+            let next = next.clone();
+            let python = python.to_path_buf();
+            std::thread::spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= n {
+                        return;
+                    }
+                    let dir = tempfile::tempdir().unwrap();
+                    std::fs::write(dir.path().join("main.py"), format!("print({i})\n")).unwrap();
+                    let status = Command::new(&python)
+                        .args(["-s", "-B", "-P", "main.py"])
+                        .current_dir(dir.path())
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .status()
+                        .unwrap();
+                    assert!(status.success());
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    started.elapsed()
+}
+
+fn resolved_python() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn sizes() -> Vec<usize> {
+    std::env::var("PROMPTEVAL_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,3000,10000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+fn scratch(suite: &Path, extra: &str) -> Scratch {
+    Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n{extra}",
+        suite.display()
+    ))
+}
+
+fn main() {
+    // `cargo bench` passes --bench; this target takes no other arguments.
+    let _ = prompts_binary();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let data = tempfile::tempdir().unwrap();
+    println!("prompteval scale bench ({cores} cores; default test profile)");
+    println!("{:<34} {:>12} {:>22} {:>8}", "scenario", "measured", "baseline", "ratio");
+
+    // Overhead: a cached rerun answers every case instantly.
+    let n: usize = std::env::var("PROMPTEVAL_BENCH_OVERHEAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let (server, _) = numbers_server(Duration::ZERO);
+    let path = suite(data.path(), "overhead.json", 1, n);
+    let s = scratch(&path, "[history]\nenabled = false\n");
+    let env = [
+        ("OLLAMA_HOST", server.url()),
+        ("PROMPTEVAL_CACHE", "on".to_string()),
+        ("INSTA_UPDATE", "no".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    run(&s, &[], &env);
+    let calls = server.requests_to("/api/chat").len();
+    let (wall, _) = run(&s, &[], &env);
+    let rerun_calls = server.requests_to("/api/chat").len() - calls;
+    let floor = direct(&resolved_python(), n, cores);
+    println!(
+        "{:<34} {:>10.2} s {:>20.2} s {:>7.2}x",
+        format!("overhead: {n} cases, cached"),
+        wall.as_secs_f64(),
+        floor.as_secs_f64(),
+        wall.as_secs_f64() / floor.as_secs_f64()
+    );
+    println!(
+        "{:<34} {:>12} {:>22} {:>8}",
+        "rerun: model calls",
+        rerun_calls,
+        "0 expected",
+        if rerun_calls == 0 { "ok" } else { "FAIL" }
+    );
+    drop(server);
+
+    // Saturation: 4 slots, 200 ms per reply, 8 chains with history.
+    let (server, peak) = numbers_server(Duration::from_millis(200));
+    let questions = 25;
+    let path = suite(data.path(), "saturation.json", 2, questions);
+    let s = scratch(&path, "concurrency = 4\nrounds = 4\n");
+    let cases = 2 * 4 * questions;
+    let env = [
+        ("OLLAMA_HOST", server.url()),
+        ("INSTA_UPDATE", "no".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (wall, _) = run(&s, &[], &env);
+    let ideal = cases as f64 * 0.2 / 4.0;
+    println!(
+        "{:<34} {:>10.2} s {:>20.2} s {:>7.2}x   peak in flight {}/4",
+        format!("saturation: {cases} cases, 8 chains"),
+        wall.as_secs_f64(),
+        ideal,
+        wall.as_secs_f64() / ideal,
+        peak.load(Ordering::SeqCst)
+    );
+    drop(server);
+
+    // Scale: wall time and peak RSS, history off, answered from the cache.
+    let (server, _) = numbers_server(Duration::ZERO);
+    let mut largest = None;
+    for &size in &sizes() {
+        let path = suite(data.path(), &format!("scale{size}.json"), 1, size);
+        let s = scratch(&path, "[history]\nenabled = false\n");
+        let env = [
+            ("OLLAMA_HOST", server.url()),
+            ("PROMPTEVAL_CACHE", "on".to_string()),
+            ("INSTA_UPDATE", "no".to_string()),
+        ];
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run(&s, &[], &env);
+        let (wall, rss) = run(&s, &[], &env);
+        println!(
+            "{:<34} {:>10.2} s {:>17.1} MB RSS {:>7.2} ms/case",
+            format!("scale: {size} cases"),
+            wall.as_secs_f64(),
+            rss,
+            wall.as_secs_f64() * 1000.0 / size as f64
+        );
+        largest = Some((size, path));
+    }
+
+    if let Some((size, path)) = largest {
+        let s = scratch(&path, "");
+        let (wall, rss) = run(&s, &["--list"], &[]);
+        println!(
+            "{:<34} {:>10.3} s {:>17.1} MB RSS",
+            format!("list: {size} cases"),
+            wall.as_secs_f64(),
+            rss
+        );
+    }
+}
