@@ -80,16 +80,24 @@ pub struct Contents {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Located {
     pub case: CaseId,
-    pub template: String,
     pub snapshot: Option<SnapshotState>,
     pub offset: u64,
     pub len: usize,
 }
 
+/// Where each case's latest record is, and each prompt's template.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// In first-seen order.
+    pub entries: Vec<Located>,
+    /// Prompt name -> its template, once per prompt (in first-seen order).
+    pub templates: indexmap::IndexMap<String, String>,
+}
+
 /// The latest record of each case, by position, in first-seen order: what
 /// a report needs to read the journal one record at a time. Unreadable
 /// lines (a torn write) are skipped.
-pub fn index(run_dir: &Path) -> std::io::Result<Vec<Located>> {
+pub fn index(run_dir: &Path) -> std::io::Result<Index> {
     #[derive(Deserialize)]
     struct Head {
         case: CaseId,
@@ -98,11 +106,12 @@ pub fn index(run_dir: &Path) -> std::io::Result<Vec<Located>> {
     }
     let file = match File::open(run_dir.join(FILE_NAME)) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Index::default()),
         Err(e) => return Err(e),
     };
     let mut reader = BufReader::new(file);
     let mut latest: indexmap::IndexMap<CaseId, Located> = indexmap::IndexMap::new();
+    let mut templates = indexmap::IndexMap::new();
     let mut line = Vec::new();
     let mut offset = 0u64;
     loop {
@@ -112,12 +121,14 @@ pub fn index(run_dir: &Path) -> std::io::Result<Vec<Located>> {
             break;
         }
         if let Ok(head) = serde_json::from_slice::<Head>(&line) {
+            if !templates.contains_key(&head.case.prompt) {
+                templates.insert(head.case.prompt.clone(), head.template);
+            }
             latest.shift_remove(&head.case);
             latest.insert(
                 head.case.clone(),
                 Located {
                     case: head.case,
-                    template: head.template,
                     snapshot: head.snapshot,
                     offset,
                     len: n,
@@ -126,7 +137,10 @@ pub fn index(run_dir: &Path) -> std::io::Result<Vec<Located>> {
         }
         offset += n as u64;
     }
-    Ok(latest.into_values().collect())
+    Ok(Index {
+        entries: latest.into_values().collect(),
+        templates,
+    })
 }
 
 /// Reads records by their position in the journal.

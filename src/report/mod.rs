@@ -106,9 +106,16 @@ pub fn write_all(
 /// The same files from the run folder's journal, one record at a time: a
 /// run of any size never holds every reply, prompt and output at once.
 pub fn write_from_journal(run_dir: &Path, info: &RunInfo) -> std::io::Result<(Summary, Written)> {
-    let entries = crate::journal::index(run_dir)?;
-    let extra = unknown_prompts(info, entries.iter().map(|e| (&e.case, e.template.as_str())));
-    let located = entries
+    let index = crate::journal::index(run_dir)?;
+    let extra = unknown_prompts(
+        info,
+        index
+            .templates
+            .iter()
+            .map(|(prompt, template)| (prompt.as_str(), template.as_str())),
+    );
+    let located = index
+        .entries
         .iter()
         .map(|e| (&e.case, (e.offset, e.len)))
         .collect();
@@ -343,7 +350,12 @@ fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<Prompt
     for record in records {
         latest.insert(&record.case, record);
     }
-    let extra = unknown_prompts(info, records.iter().map(|r| (&r.case, r.template.as_str())));
+    let extra = unknown_prompts(
+        info,
+        records
+            .iter()
+            .map(|r| (r.case.prompt.as_str(), r.template.as_str())),
+    );
     let located: Vec<(&CaseId, &CaseRecord)> = latest.into_iter().collect();
     groups(info, extra, located, Cases::Memory)
 }
@@ -352,11 +364,10 @@ fn group_records<'a>(info: &'a RunInfo, records: &'a [CaseRecord]) -> Vec<Prompt
 /// after the suite's, so no result is silently dropped.
 fn unknown_prompts<'a>(
     info: &RunInfo,
-    cases: impl Iterator<Item = (&'a CaseId, &'a str)>,
+    prompts: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Vec<(&'a str, &'a str)> {
     let mut extra: Vec<(&str, &str)> = Vec::new();
-    for (case, template) in cases {
-        let name = case.prompt.as_str();
+    for (name, template) in prompts {
         if !info.prompts.iter().any(|(n, _)| n == name) && !extra.iter().any(|(n, _)| *n == name) {
             extra.push((name, template));
         }

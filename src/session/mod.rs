@@ -320,7 +320,9 @@ impl Session {
             path: self.run_dir.clone(),
             message: format!("cannot read the journal: {e}"),
         };
-        let located = journal::index(&self.run_dir).map_err(journal_error)?;
+        let located = journal::index(&self.run_dir)
+            .map_err(journal_error)?
+            .entries;
         let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
         let intended = &self.manifest.cases;
         let complete = intended.iter().all(|c| done.contains(c));
