@@ -293,8 +293,11 @@ struct OpenaiSection {
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "http://127.0.0.1:8088/v1";
 pub const DEFAULT_MODEL: &str = "qwen2.5-coder:1.5b";
-/// Ollama's default OLLAMA_NUM_PARALLEL on a machine with memory to spare.
-pub const DEFAULT_CONCURRENCY: usize = 4;
+/// One request in flight unless told otherwise: the per-call timeout still
+/// counts time spent in the server's queue, so more requests than the
+/// server has slots would time out on a slow server and be counted as
+/// failures. Set `concurrency` to the server's slots to keep it full.
+pub const DEFAULT_CONCURRENCY: usize = 1;
 
 /// A configuration mistake, with where it is and what to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -837,5 +840,31 @@ mod tests {
             c.check_gate_prompts(&["prompt1", "prompt2", "promt1"])
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn concurrency_defaults_to_one_and_reads_file_and_env() {
+        assert_eq!(load(&[("X", "")], None).unwrap().concurrency, 1);
+        let c = load(&[("X", "")], Some("concurrency = 4\n")).unwrap();
+        assert_eq!(c.concurrency, 4);
+        let c = load(
+            &[("PROMPTEVAL_CONCURRENCY", "8")],
+            Some("concurrency = 4\n"),
+        )
+        .unwrap();
+        assert_eq!(c.concurrency, 8);
+        let e = load(&[("PROMPTEVAL_CONCURRENCY", "0")], None).unwrap_err();
+        assert!(e.to_string().contains("parallel slots"), "{e}");
+        let e = load(&[("X", "")], Some("concurrency = 0\n")).unwrap_err();
+        assert!(e.to_string().contains("at least 1"), "{e}");
+    }
+
+    #[test]
+    fn the_cache_is_on_by_default_and_off_by_env() {
+        assert!(load(&[("X", "")], None).unwrap().cache);
+        assert!(!load(&[("PROMPTEVAL_CACHE", "off")], None).unwrap().cache);
+        assert!(!load(&[("X", "")], Some("cache = false\n")).unwrap().cache);
+        let e = load(&[("PROMPTEVAL_CACHE", "maybe")], None).unwrap_err();
+        assert!(e.to_string().contains("on or off"), "{e}");
     }
 }
