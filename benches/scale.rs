@@ -140,6 +140,11 @@ fn direct(python: &Path, n: usize, parallel: usize) -> Duration {
     started.elapsed()
 }
 
+/// `[(name, owned value)]` as the `&str` pairs `Scratch` takes.
+fn borrowed<'a>(env: &'a [(&'a str, String)]) -> Vec<(&'a str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
 fn resolved_python() -> PathBuf {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
@@ -187,7 +192,7 @@ fn main() {
         ("PROMPTEVAL_CACHE", "on".to_string()),
         ("INSTA_UPDATE", "no".to_string()),
     ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env = borrowed(&env);
     run(&s, &[], &env);
     let calls = server.requests_to("/api/chat").len();
     let (wall, _) = run(&s, &[], &env);
@@ -219,7 +224,7 @@ fn main() {
         ("OLLAMA_HOST", server.url()),
         ("INSTA_UPDATE", "no".to_string()),
     ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env = borrowed(&env);
     let (wall, _) = run(&s, &[], &env);
     let ideal = cases as f64 * 0.2 / 4.0;
     println!(
@@ -243,7 +248,7 @@ fn main() {
             ("PROMPTEVAL_CACHE", "on".to_string()),
             ("INSTA_UPDATE", "no".to_string()),
         ];
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let env = borrowed(&env);
         run(&s, &[], &env);
         let (wall, rss) = run(&s, &[], &env);
         println!(

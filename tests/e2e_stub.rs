@@ -8,7 +8,7 @@ mod prompts_cli;
 mod stub_server;
 
 use prompts_cli::{Scratch, example_suite};
-use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+use stub_server::{Behaviour, Request, STUB_MODEL, StubServer, dead_host};
 
 const TWO_SUM: &str = "Here you go:\n```python\ndef two_sum(nums, target):\n    seen = {}\n    for i, n in enumerate(nums):\n        if target - n in seen:\n            return [seen[target - n], i]\n        seen[n] = i\n\nprint(two_sum([2, 7, 11, 15], 9))\n```";
 const GREET: &str = "```python\ndef greet(name):\n    print(f'Hello, {name}!')\n    if name == 'World':\n        print('Welcome to Python!')\n    else:\n        print('Nice to meet you!')\n\ngreet('World')\n```";
@@ -413,15 +413,6 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
         html.contains("connection_failed"),
         "the quick view shows the failure classes"
     );
-}
-
-fn dead_host() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("127.0.0.1:{port}")
 }
 
 #[test]

@@ -10,10 +10,8 @@ mod prompts_cli;
 #[path = "support/stub_server.rs"]
 mod stub_server;
 
-use std::net::TcpListener;
-
 use prompts_cli::{Run, Scratch, example_suite};
-use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+use stub_server::{Behaviour, Request, STUB_MODEL, StubServer, dead_host};
 
 const TWO_SUM: &str = "```python\nprint([0, 1])\n```";
 const GREET: &str = "```python\nprint('Hello, World!')\nprint('Welcome to Python!')\n```";
@@ -32,16 +30,6 @@ fn two_of_three(req: &Request) -> Behaviour {
     } else {
         Behaviour::Reply(AVERAGE_WRONG.into())
     }
-}
-
-/// An address where nothing listens: "no Ollama", so `auto` replays.
-fn dead_host() -> String {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("127.0.0.1:{port}")
 }
 
 /// A scratch folder whose suite is a copy of the spec example, named

@@ -39,6 +39,17 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+/// `127.0.0.1:PORT` where nothing listens (the port was free a moment ago):
+/// "no Ollama here", for `backend = "auto"` and refused connections.
+pub fn dead_host() -> String {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind 127.0.0.1:0")
+        .local_addr()
+        .expect("local address")
+        .port();
+    format!("127.0.0.1:{port}")
+}
+
 /// The model the default script serves until [`StubServer::set_models`].
 pub const STUB_MODEL: &str = "stub-coder:1.5b";
 

@@ -17,10 +17,8 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Completion, Trial};
 
-/// Whether this is a CI run: `CI` set to anything but "", "0" or "false".
-pub fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
+/// Whether this is a CI run: the harness's own rule.
+pub use prompteval::console::in_ci as under_ci;
 
 /// A test that needs nothing beyond the machine the suite always needs.
 pub fn plain(name: &str, test: fn()) -> Trial {
