@@ -3,6 +3,10 @@
 //! named in the config (a pyenv shim on many machines, which the sandbox
 //! avoids by resolving it once).
 //!
+//! The sandboxed case runs through a per-slot fork server (src/sandbox/
+//! zygote.rs); the same isolation forked from the harness per case is shown
+//! too, as the baseline the fork server replaced.
+//!
 //! `cargo bench --bench sandbox_overhead` (N runs each, default 30; set
 //! PROMPTEVAL_BENCH_RUNS to change).
 
@@ -56,6 +60,11 @@ fn main() {
         let e = sandbox.run("print(1)\n").expect("runs");
         assert_eq!(e.stdout.trim(), "1");
     });
+    let per_case = Sandbox::without_fork_server(&config).expect("sandbox");
+    let forked = time(runs, || {
+        let e = per_case.run("print(1)\n").expect("runs");
+        assert_eq!(e.stdout.trim(), "1");
+    });
 
     println!("print(1), median of {runs} runs");
     println!(
@@ -74,6 +83,12 @@ fn main() {
         ms(sandboxed),
         ratio(sandboxed, bare),
         ratio(sandboxed, as_named)
+    );
+    println!(
+        "  same, forked per case     {:>8.1} ms  ratio {:.2}x vs bare (no fork server: the \
+         cgroup joined and the ruleset built per case)",
+        ms(forked),
+        ratio(forked, bare)
     );
 }
 

@@ -99,6 +99,8 @@ fn main() -> ExitCode {
         writes_outside_the_case_folder_fail,
         secrets_in_home_and_the_repo_cannot_be_read,
         disk_fill_is_bounded,
+        mounts_cannot_be_changed,
+        every_case_starts_from_a_clean_folder,
     ]);
     trials::run(&args, trials)
 }
@@ -287,6 +289,64 @@ fn writes_outside_the_case_folder_fail(_: FullIsolation) {
     }
     assert!(!r.stdout.contains("wrote"), "{r:?}");
     assert_eq!(r.stdout.matches("denied").count(), 4, "{r:?}");
+}
+
+/// The program is root in its user namespace: only Landlock stops it from
+/// unmounting its size-capped tmpfs or making the slot folder writable.
+fn mounts_cannot_be_changed(_: FullIsolation) {
+    let code = r#"
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+MS_REMOUNT, MS_BIND = 32, 4096
+def attempt(name, rc):
+    print(name, 'ok' if rc == 0 else 'denied', ctypes.get_errno())
+attempt('umount', libc.umount2(os.getcwd().encode(), 2))
+attempt('remount', libc.mount(None, b'..', None, MS_REMOUNT | MS_BIND, None))
+attempt('mount', libc.mount(b'x', b'..', b'tmpfs', 0, None))
+try:
+    open('../outside', 'w').write('x')
+    print('slot ok')
+except OSError as e:
+    print('slot denied', e.errno)
+"#;
+    let r = run(code);
+    for step in ["umount", "remount", "mount", "slot"] {
+        assert!(
+            r.stdout.contains(&format!("{step} denied")),
+            "{step} was allowed: {r:?}"
+        );
+    }
+}
+
+/// Cases fork from a long-lived server per slot: what one case leaves in its
+/// folder, or tries to leave beside it, must never reach the next.
+fn every_case_starts_from_a_clean_folder(_: FullIsolation) {
+    let dirty = r#"
+import os
+open('leftover', 'w').write('x')
+os.mkdir('leftover-dir')
+for p in ['../leftover', '/tmp/leftover']:
+    try:
+        open(p, 'w').write('x')
+    except OSError:
+        pass
+print('dirtied', os.getcwd())
+"#;
+    // Forked per case (no fork server), the parent folder is unreadable.
+    let look = r#"
+import os
+try:
+    up = sorted(os.listdir('..'))
+except PermissionError:
+    up = ['case']
+print(sorted(os.listdir('.')), up)
+"#;
+    for _ in 0..4 {
+        let r = run(dirty);
+        assert!(r.stdout.starts_with("dirtied"), "{r:?}");
+        let r = run(look);
+        assert_eq!(r.stdout, "['main.py'] ['case']\n", "{r:?}");
+    }
 }
 
 fn secrets_in_home_and_the_repo_cannot_be_read(_: FullIsolation) {

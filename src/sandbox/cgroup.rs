@@ -31,7 +31,7 @@ impl RunCgroup {
     pub fn create() -> Result<RunCgroup, String> {
         let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
         let parent = pids_cgroup_dir(&own).ok_or("no pids cgroup controller is mounted")?;
-        super::remove_stale(&parent, "prompteval-", |p| fs::remove_dir(p));
+        super::remove_stale(&parent, "prompteval-", remove_group);
         let dir = parent.join(format!(
             "prompteval-{}-{}",
             std::process::id(),
@@ -83,6 +83,17 @@ impl Drop for CaseCgroup {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+}
+
+/// Removes a cgroup and its child groups (a run that never dropped its
+/// sandbox leaves its slots' groups behind). A cgroup's files go with it.
+fn remove_group(dir: &Path) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = fs::remove_dir(entry.path());
+        }
+    }
+    fs::remove_dir(dir)
 }
 
 /// Where this process's pids cgroup lives, from `/proc/self/cgroup`.

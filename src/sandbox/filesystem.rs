@@ -7,9 +7,7 @@
 //! calls, which are async-signal-safe where the crate's builder is not.
 
 use std::os::fd::{AsRawFd, OwnedFd};
-#[cfg(test)]
-use std::path::Path;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus,
@@ -186,16 +184,34 @@ pub(super) fn restrict_self(
         return Err(std::io::Error::last_os_error());
     }
     drop(dir);
+    enforce(ruleset.as_raw_fd())
+}
+
+/// Enforces a finished ruleset on the calling process. Async-signal-safe.
+pub(super) fn enforce(ruleset: i32) -> std::io::Result<()> {
     // Required to restrict oneself without CAP_SYS_ADMIN; also stops setuid
     // binaries from regaining privileges.
     rustix::thread::set_no_new_privs(true)?;
     // SAFETY: plain system call on a valid fd.
-    let restricted =
-        unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0) };
+    let restricted = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) };
     if restricted != 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// The fork server's ruleset, built once per slot: the fixed rules plus
+/// every handled right beneath `slot`. Each case mounts its tmpfs on
+/// `slot/case`; a rule covers what lies beneath its directory across mount
+/// points, so the fresh tmpfs is writable without a rule added per case
+/// (which would pin every earlier case's tmpfs in the shared ruleset).
+/// `slot` itself is bound read-only in each case, so only the tmpfs takes writes.
+pub(super) fn build_slot_ruleset(policy: &FsPolicy, slot: &Path) -> Result<OwnedFd, String> {
+    let dir = PathFd::new(slot).map_err(|e| format!("landlock {}: {e}", slot.display()))?;
+    let ruleset = ruleset_with_fixed_rules(policy)?
+        .add_rule(PathBeneath::new(dir, handled_fs(TARGET_ABI)))
+        .map_err(|e| format!("landlock rule {}: {e}", slot.display()))?;
+    Option::<OwnedFd>::from(ruleset).ok_or_else(|| "landlock is not supported here".to_string())
 }
 
 /// Human text for the status of the probe, e.g. "fully enforced (ABI 6)".

@@ -70,7 +70,7 @@ impl ChildPlan {
             cgroup::join(procs)?;
         }
         if let Some(ns) = &self.namespaces {
-            enter_namespaces(ns)?;
+            enter_namespaces(&ns.uid_map, &ns.gid_map)?;
             if let Some(options) = &ns.tmpfs {
                 mount(
                     c"prompteval-case",
@@ -95,7 +95,8 @@ impl ChildPlan {
     }
 }
 
-fn enter_namespaces(ns: &NamespacePlan) -> io::Result<()> {
+/// Unshares the case's namespaces and maps the harness's ids in them.
+pub(super) fn enter_namespaces(uid_map: &[u8], gid_map: &[u8]) -> io::Result<()> {
     let flags = UnshareFlags::NEWUSER
         | UnshareFlags::NEWNET
         | UnshareFlags::NEWPID
@@ -104,8 +105,8 @@ fn enter_namespaces(ns: &NamespacePlan) -> io::Result<()> {
     // SAFETY: no FILES/FS sharing is changed, and the child is single-threaded.
     unsafe { rustix::thread::unshare_unsafe(flags) }?;
     write_file(c"/proc/self/setgroups", b"deny")?;
-    write_file(c"/proc/self/uid_map", &ns.uid_map)?;
-    write_file(c"/proc/self/gid_map", &ns.gid_map)?;
+    write_file(c"/proc/self/uid_map", uid_map)?;
+    write_file(c"/proc/self/gid_map", gid_map)?;
     // Our mounts must never propagate back to the host.
     mount_change(
         c"/",
@@ -129,7 +130,7 @@ fn write_script(code: &[u8]) -> io::Result<()> {
     write_all(fd.as_raw_fd(), code)
 }
 
-fn write_all(fd: i32, mut data: &[u8]) -> io::Result<()> {
+pub(super) fn write_all(fd: i32, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
         // SAFETY: write(2) on a borrowed buffer.
         let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
@@ -148,8 +149,13 @@ fn write_all(fd: i32, mut data: &[u8]) -> io::Result<()> {
 /// Report messages: 8 bytes, a kind and a value, each written atomically.
 pub(super) const REPORT_PID_ONE: i32 = 1;
 pub(super) const REPORT_STATUS: i32 = 2;
+/// The intermediate's own host pid (fork server only: the harness is not
+/// its parent, so it needs the pid to kill it as a last resort).
+pub(super) const REPORT_INTERMEDIATE: i32 = 3;
+/// A setup step failed: the value is `stage << 16 | errno`.
+pub(super) const REPORT_FAILED: i32 = 4;
 
-fn report_message(fd: i32, kind: i32, value: i32) {
+pub(super) fn report_message(fd: i32, kind: i32, value: i32) {
     let mut msg = [0u8; 8];
     msg[..4].copy_from_slice(&kind.to_ne_bytes());
     msg[4..].copy_from_slice(&value.to_ne_bytes());
@@ -161,7 +167,7 @@ fn report_message(fd: i32, kind: i32, value: i32) {
 ///
 /// The program is not pid 1 itself because the kernel shields a namespace's
 /// init from its own signals: a program that kills itself would survive.
-fn become_pid_one(report: i32) -> io::Result<()> {
+pub(super) fn become_pid_one(report: i32) -> io::Result<()> {
     reset_signal_handlers();
     let pid = fork()?;
     if pid == 0 {
@@ -190,8 +196,8 @@ fn become_program(report: i32) -> io::Result<()> {
         // Its own session and group: killpg(0) from the program reaches only
         // its own processes.
         rustix::process::setsid()?;
-        // SAFETY: closing our copy of the report pipe; the program never writes it.
-        unsafe { libc::close(report) };
+        // The report pipe is close-on-exec: the program itself never holds
+        // it, but a failed exec can still be reported on it.
         return Ok(());
     }
     close_fds_except(report);
@@ -204,7 +210,7 @@ fn become_program(report: i32) -> io::Result<()> {
 /// The harness's handlers (wait-timeout's SIGCHLD handler, signal-hook's)
 /// are inherited by the fork but their file descriptors are closed here:
 /// running them would abort the intermediate or pid 1.
-fn reset_signal_handlers() {
+pub(super) fn reset_signal_handlers() {
     for sig in [
         libc::SIGCHLD,
         libc::SIGINT,
@@ -217,7 +223,7 @@ fn reset_signal_handlers() {
     }
 }
 
-fn fork() -> io::Result<libc::pid_t> {
+pub(super) fn fork() -> io::Result<libc::pid_t> {
     // SAFETY: the process is single-threaded after the harness's fork, and
     // both sides only make async-signal-safe calls afterwards.
     let pid = unsafe { libc::fork() };
@@ -238,7 +244,7 @@ fn exit_like(status: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-fn close_fds_except(keep: i32) {
+pub(super) fn close_fds_except(keep: i32) {
     // SAFETY: close_range(2) only closes descriptors.
     unsafe {
         if keep > 3 {

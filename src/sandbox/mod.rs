@@ -24,8 +24,9 @@ mod interpreter;
 mod isolate;
 mod limits;
 mod probe;
+mod zygote;
 
-use std::ffi::CString;
+use std::ffi::{CString, OsString};
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::OwnedFd;
@@ -34,6 +35,7 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -46,6 +48,7 @@ use filesystem::FsPolicy;
 use interpreter::Interpreter;
 use isolate::{ChildPlan, NamespacePlan, REPORT_PID_ONE, REPORT_STATUS};
 use limits::Limits;
+use zygote::{ServerSpec, Zygote};
 
 /// The isolation actually in force, recorded in summary.json and the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -118,10 +121,31 @@ fn interpreter_args(python: &Interpreter) -> Vec<&'static str> {
     args
 }
 
+/// The program's whole environment; its names are [`ENV_NAMES`].
+fn program_env(folder: &Path) -> Vec<(&'static str, OsString)> {
+    let fixed = |v: &str| OsString::from(v);
+    vec![
+        ("PATH", fixed("/usr/local/bin:/usr/bin:/bin")),
+        ("HOME", folder.as_os_str().to_owned()),
+        ("TMPDIR", folder.as_os_str().to_owned()),
+        ("LANG", fixed("C.UTF-8")),
+        ("LC_ALL", fixed("C.UTF-8")),
+        ("PYTHONIOENCODING", fixed("utf-8")),
+        ("PYTHONHASHSEED", fixed("0")),
+        ("PYTHONDONTWRITEBYTECODE", fixed("1")),
+    ]
+}
+
 const ENV_NAMES: &str = "PATH, HOME, TMPDIR, LANG, LC_ALL, PYTHONIOENCODING, PYTHONHASHSEED, \
                          PYTHONDONTWRITEBYTECODE";
 
 pub struct Sandbox {
+    /// Idle fork servers, one per execution slot that has run a case.
+    /// First field: they are dropped before the folders and cgroup they use.
+    servers: Mutex<Vec<Zygote>>,
+    /// Whether namespaced cases fork from a server (see zygote.rs) rather
+    /// than from the harness; false where the server cannot work.
+    fork_server: bool,
     config: SandboxConfig,
     python: Interpreter,
     isolation: Isolation,
@@ -137,6 +161,17 @@ pub struct Sandbox {
 impl Sandbox {
     /// Resolves the interpreter once and probes which isolation works here.
     pub fn new(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
+        Sandbox::build(config, true)
+    }
+
+    /// The same isolation, every case forked from the harness itself: the
+    /// baseline the sandbox bench compares the fork server with.
+    #[doc(hidden)]
+    pub fn without_fork_server(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
+        Sandbox::build(config, false)
+    }
+
+    fn build(config: &SandboxConfig, fork_server: bool) -> Result<Sandbox, SandboxError> {
         let python = interpreter::resolve(&config.python)?;
         // A sandbox kept in a static (tests) is never dropped: folders of
         // finished processes are removed here instead.
@@ -167,6 +202,8 @@ impl Sandbox {
             }
         };
         let mut sandbox = Sandbox {
+            servers: Mutex::new(Vec::new()),
+            fork_server,
             config: config.clone(),
             limits: Limits::from_config(config),
             timeout: Duration::try_from_secs_f64(config.timeout_secs)
@@ -241,6 +278,13 @@ impl Sandbox {
                     warnings.extend(failures);
                     return Ok(findings);
                 }
+                Err(why) if self.serves(self.mode) => {
+                    tracing::warn!(
+                        "sandbox: the fork server does not work here ({why}); every case forks \
+                         from the harness instead, which is slower"
+                    );
+                    self.fork_server = false;
+                }
                 Err(why) => match self.mode.weaker() {
                     Some((weaker, dropped)) => {
                         failures.push(format!("{dropped} unavailable: {why}"));
@@ -258,7 +302,16 @@ impl Sandbox {
         }
     }
 
+    /// Whether cases of `mode` run through a fork server: it needs the
+    /// mount namespace for the case's tmpfs and the read-only slot.
+    fn serves(&self, mode: Mode) -> bool {
+        self.fork_server && mode.namespaces && mode.tmpfs
+    }
+
     fn run_in(&self, mode: Mode, code: &str) -> Result<ExecutionRecord, SandboxError> {
+        if self.serves(mode) {
+            return self.run_served(mode, code);
+        }
         let folder = tempfile::Builder::new()
             .prefix("case-")
             .tempdir_in(self.cases.path())
@@ -282,14 +335,80 @@ impl Sandbox {
             ))
         })?;
         let outcome = self.wait(child, report)?;
-        let duration_secs = started.elapsed().as_secs_f64();
-        let (stdout, stdout_truncated) = read_capped(&stdout, self.config.output_limit_bytes)?;
-        let (stderr, stderr_truncated) = read_capped(&stderr, self.config.output_limit_bytes)?;
+        self.record(outcome, started.elapsed(), &stdout, &stderr)
+    }
+
+    /// Runs the case in a fork server of `mode`; a server found dead is
+    /// replaced once, since that is the harness's failure, not the case's.
+    fn run_served(&self, mode: Mode, code: &str) -> Result<ExecutionRecord, SandboxError> {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let server = self.take_server(mode)?;
+            let stdout = self.output_file()?;
+            let stderr = self.output_file()?;
+            match server.run(code, &stdout, &stderr, self.timeout) {
+                Ok(ended) => {
+                    self.return_server(server);
+                    let killed = ExitStatus::from_raw(libc::SIGKILL);
+                    let outcome = Outcome::new(killed, ended.status, ended.timed_out);
+                    return self.record(outcome, ended.duration, &stdout, &stderr);
+                }
+                Err(zygote::Failure::Setup(why)) => {
+                    self.return_server(server);
+                    return Err(error(why));
+                }
+                Err(zygote::Failure::ServerGone(why)) if attempts < 2 => {
+                    tracing::warn!("sandbox: {why}; starting another fork server");
+                }
+                Err(zygote::Failure::ServerGone(why)) => return Err(error(why)),
+            }
+        }
+    }
+
+    fn take_server(&self, mode: Mode) -> Result<Zygote, SandboxError> {
+        let idle = self.servers.lock().ok().and_then(|mut s| s.pop());
+        if let Some(server) = idle.filter(|s| s.mode == mode) {
+            return Ok(server);
+        }
+        let env = |folder: &Path| program_env(folder);
+        let args = interpreter_args(&self.python);
+        Zygote::spawn(&ServerSpec {
+            mode,
+            cases: self.cases.path(),
+            cgroup: self.cgroup.as_ref(),
+            // + the server, the intermediate and the reaper.
+            max_tasks: self.config.max_processes.saturating_add(3),
+            policy: &self.policy,
+            python: &self.python.executable,
+            args: &args,
+            env: &env,
+            tmpfs: self.tmpfs_options(),
+            limits: self.limits,
+        })
+        .map_err(|why| error(format!("cannot start a fork server: {why}")))
+    }
+
+    fn return_server(&self, server: Zygote) {
+        if let Ok(mut idle) = self.servers.lock() {
+            idle.push(server);
+        }
+    }
+
+    fn record(
+        &self,
+        outcome: Outcome,
+        duration: Duration,
+        stdout: &File,
+        stderr: &File,
+    ) -> Result<ExecutionRecord, SandboxError> {
+        let (stdout, stdout_truncated) = read_capped(stdout, self.config.output_limit_bytes)?;
+        let (stderr, stderr_truncated) = read_capped(stderr, self.config.output_limit_bytes)?;
         Ok(ExecutionRecord {
             exit_code: outcome.exit_code,
             signal: outcome.signal,
             timed_out: outcome.timed_out,
-            duration_secs,
+            duration_secs: duration.as_secs_f64(),
             stdout,
             stderr,
             stdout_truncated,
@@ -331,14 +450,7 @@ impl Sandbox {
             .args(interpreter_args(&self.python))
             .current_dir(folder)
             .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HOME", folder)
-            .env("TMPDIR", folder)
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONIOENCODING", "utf-8")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .envs(program_env(folder))
             .stdin(Stdio::null())
             // Without a pid namespace, the group is what the timeout kills.
             .process_group(0);
@@ -541,9 +653,14 @@ impl Sandbox {
             "process count not bounded".to_string()
         };
         if self.mode.namespaces && f.pid == 2 && f.ppid == 1 {
+            let origin = if self.serves(self.mode) {
+                "; each case forked from its slot's fork server, which never runs case code"
+            } else {
+                ""
+            };
             format!(
                 "pid namespace: the program is pid 2 under a reaper, every process it leaves \
-                 is killed when it exits or times out; cannot signal the harness; {bound}"
+                 is killed when it exits or times out; cannot signal the harness; {bound}{origin}"
             )
         } else {
             warnings
