@@ -15,12 +15,25 @@ use super::{PromptGroup, RunInfo, Summary};
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// Like [`write_atomically`] without forcing the bytes to disk: for the
+/// per-case files, which the durable journal can always rebuild. An fsync
+/// per file made the report of a 1,000-case run take 2.6 s (2 cores).
+pub(crate) fn write_derived(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(".tmp");
     let tmp = path.with_file_name(tmp_name);
     let mut file = std::fs::File::create(&tmp)?;
     file.write_all(bytes)?;
-    file.sync_all()?;
+    if sync {
+        file.sync_all()?;
+    }
     drop(file);
     std::fs::rename(&tmp, path)
 }

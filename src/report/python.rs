@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::case::{CaseRecord, Verdict};
 
-use super::files::write_atomically;
+use super::files::write_derived;
 
 const RULE: &str = "# ==========================================";
 /// Characters of the question kept in the header line.
@@ -22,7 +22,7 @@ const STDERR_TAIL_LINES: usize = 40;
 /// Writes one case's file into its prompt's folder; returns its path.
 pub(crate) fn write_case_file(dir: &Path, case: &CaseRecord) -> std::io::Result<PathBuf> {
     let path = dir.join(case_file_name(case));
-    write_atomically(&path, render(case).as_bytes())?;
+    write_derived(&path, render(case).as_bytes())?;
     Ok(path)
 }
 
