@@ -16,10 +16,26 @@ pub const FILE_NAME: &str = "journal.jsonl";
 pub struct Journal {
     path: PathBuf,
     file: Mutex<File>,
+    torn: Option<TornTail>,
+}
+
+/// What opening found after the last complete line: the trace of a write
+/// that a kill interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TornTail {
+    /// A partial record, cut off the file (this many bytes).
+    Cut(u64),
+    /// A whole record that only lacked its newline: kept, newline added.
+    Completed,
 }
 
 impl Journal {
     /// Opens (or creates) the journal of a run folder for appending.
+    ///
+    /// A kill in the middle of an append leaves a torn last line. It is cut
+    /// before anything is appended: glued to the next record, it would make
+    /// that record unreadable too, and its case would be asked again on the
+    /// next resume. [`Journal::torn`] says what was found.
     pub fn open(run_dir: &Path) -> std::io::Result<Journal> {
         let path = run_dir.join(FILE_NAME);
         let mut file = OpenOptions::new()
@@ -27,17 +43,17 @@ impl Journal {
             .append(true)
             .read(true)
             .open(&path)?;
-        // A kill in the middle of an append leaves a torn last line: end it,
-        // so the next record starts a line of its own instead of being glued
-        // to the fragment (and lost with it).
-        if !ends_with_newline(&mut file)? {
-            file.write_all(b"\n")?;
-            file.sync_data()?;
-        }
+        let torn = repair_tail(&mut file)?;
         Ok(Journal {
             path,
             file: Mutex::new(file),
+            torn,
         })
+    }
+
+    /// What [`Journal::open`] repaired, if anything.
+    pub fn torn(&self) -> Option<TornTail> {
+        self.torn
     }
 
     pub fn path(&self) -> &Path {
@@ -56,16 +72,45 @@ impl Journal {
     }
 }
 
-/// Whether the file is empty or its last byte is a newline.
-fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+/// Cuts a partial last line, or ends a whole record that lacks its newline.
+fn repair_tail(file: &mut File) -> std::io::Result<Option<TornTail>> {
     use std::io::{Read, Seek, SeekFrom};
-    if file.metadata()?.len() == 0 {
-        return Ok(true);
+    let len = file.metadata()?.len();
+    let start = last_line_start(file, len)?;
+    if start == len {
+        return Ok(None);
     }
-    file.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
+    let mut tail = Vec::with_capacity((len - start) as usize);
+    file.seek(SeekFrom::Start(start))?;
+    file.read_to_end(&mut tail)?;
+    let repair = if serde_json::from_slice::<CaseRecord>(&tail).is_ok() {
+        file.write_all(b"\n")?;
+        TornTail::Completed
+    } else {
+        file.set_len(start)?;
+        TornTail::Cut(len - start)
+    };
+    file.sync_data()?;
+    Ok(Some(repair))
+}
+
+/// Offset just past the file's last newline (0 when it has none).
+fn last_line_start(file: &mut File, len: u64) -> std::io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut buf = vec![0u8; CHUNK as usize];
+    while end > 0 {
+        let from = end.saturating_sub(CHUNK);
+        let chunk = &mut buf[..(end - from) as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(from + i as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(0)
 }
 
 /// What a journal holds. A torn last line (the process was killed while
@@ -272,11 +317,41 @@ pub(crate) mod tests {
         f.write_all(b"{\"case\": {\"prom").unwrap();
         drop(f);
         let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Cut(15)));
         j.append(&record(2)).unwrap();
         let c = read(dir.path()).unwrap();
         let questions: Vec<usize> = c.records.iter().map(|r| r.case.question).collect();
         assert_eq!(questions, [1, 2]);
-        assert_eq!(c.damaged_lines, 1);
+        assert_eq!(c.damaged_lines, 0, "the fragment is cut, not kept");
+    }
+
+    #[test]
+    fn a_whole_record_without_its_newline_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut line = serde_json::to_vec(&record(1)).unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), &line).unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Completed));
+        j.append(&record(2)).unwrap();
+        let c = read(dir.path()).unwrap();
+        assert_eq!(c.records.len(), 2);
+        line.push(b'\n');
+        let on_disk = std::fs::read(dir.path().join(FILE_NAME)).unwrap();
+        assert!(on_disk.starts_with(&line));
+    }
+
+    #[test]
+    fn a_journal_that_is_only_a_fragment_becomes_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), b"{\"ca").unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Cut(4)));
+        assert_eq!(
+            std::fs::metadata(dir.path().join(FILE_NAME)).unwrap().len(),
+            0
+        );
+        let clean = Journal::open(dir.path()).unwrap();
+        assert_eq!(clean.torn(), None);
     }
 
     #[test]

@@ -35,6 +35,11 @@ pub enum Event<'a> {
         line: &'a str,
     },
     RunFolder(&'a Path),
+    /// Opening the journal repaired what an interrupted write left.
+    TornJournal {
+        journal: &'a Path,
+        tail: crate::journal::TornTail,
+    },
     Testing {
         rounds: u32,
         cases: usize,
@@ -129,6 +134,18 @@ impl Sink for Console {
             )),
             Event::NothingSelected { line } => say(line),
             Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", dir.display())),
+            Event::TornJournal { journal, tail } => say(match tail {
+                crate::journal::TornTail::Cut(bytes) => format!(
+                    "✂️  {}: cut a torn last line ({bytes} bytes of a record an interrupted \
+                     write left unfinished); its case runs again",
+                    journal.display()
+                ),
+                crate::journal::TornTail::Completed => format!(
+                    "✂️  {}: the last record lacked its newline (interrupted write); kept it and \
+                     ended the line",
+                    journal.display()
+                ),
+            }),
             Event::Testing {
                 rounds,
                 cases,

@@ -231,25 +231,102 @@ fn replayed_run_resumed_after_interruption_equals_uninterrupted_run() {
     );
     assert_eq!(resumed.status, Some(101), "{}", resumed.both());
 
-    let comparable = |dir: &std::path::Path| {
-        let mut v = summary_of(dir)["prompt_results"].clone();
-        for (_, r) in v.as_object_mut().unwrap() {
-            r.as_object_mut().unwrap().remove("avg_execution_time");
-        }
-        let detailed: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join("report/detailed_report.json")).unwrap(),
-        )
-        .unwrap();
-        let mut cases: Vec<String> = Vec::new();
-        collect_cases(&detailed, &mut cases);
-        cases.sort();
-        (v, cases)
-    };
     let (a_results, a_cases) = comparable(&uninterrupted);
     let (b_results, b_cases) = comparable(&interrupted);
     assert_eq!(a_results, b_results);
     assert_eq!(a_cases.len(), 9);
     assert_eq!(a_cases, b_cases);
+}
+
+/// `kill -9` at random moments of a run, a torn last journal line (the
+/// record being written when the kill came), then resume, again and again:
+/// the end is what an uninterrupted run reports, every journal line is a
+/// whole record, and no finished case ran twice.
+#[test]
+fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() {
+    let server = StubServer::start(answer);
+    let s = scratch();
+    let record = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
+    );
+    assert_eq!(record.status, Some(0), "{}", record.both());
+    let replay = [("PROMPTEVAL_BACKEND", "replay")];
+    let full = s.prompts(&[], &replay);
+    assert_eq!(full.status, Some(0), "{}", full.both());
+    let uninterrupted = s.run_dir();
+    let baseline = comparable(&uninterrupted);
+
+    let seed = fastrand::u64(..);
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut tore = 0;
+    for attempt in 0..4 {
+        let before = s.run_dirs();
+        let mut child = s.spawn_prompts(&[], &replay);
+        std::thread::sleep(Duration::from_millis(rng.u64(150..900)));
+        let _ = child.kill();
+        child.wait().unwrap();
+        if s.run_dirs() == before {
+            continue; // killed before the run folder existed
+        }
+        let dir = s.run_dir();
+        let journal = dir.join("journal.jsonl");
+        let mut bytes = std::fs::read(&journal).unwrap_or_default();
+        let start = bytes[..bytes.len().saturating_sub(1)]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let torn = bytes.len() > start + 2;
+        if torn {
+            tore += 1;
+            bytes.truncate(rng.usize(start + 1..bytes.len() - 1));
+            std::fs::write(&journal, &bytes).unwrap();
+        }
+        let _ = std::fs::remove_file(dir.join("summary.json"));
+        let resumed = s.prompts(
+            &[],
+            &[replay[0], ("PROMPTEVAL_RESUME", dir.to_str().unwrap())],
+        );
+        let context = format!("seed {seed}, attempt {attempt}: {}", resumed.both());
+        assert_eq!(resumed.status, Some(0), "{context}");
+        assert_eq!(
+            resumed.stdout.contains("cut a torn last line"),
+            torn,
+            "{context}"
+        );
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let mut names: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let r: serde_json::Value =
+                    serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?} ({context})"));
+                r["case"].to_string()
+            })
+            .collect();
+        names.sort();
+        let cases = names.len();
+        names.dedup();
+        assert_eq!((cases, names.len()), (9, 9), "each case once: {context}");
+        assert_eq!(comparable(&dir), baseline, "{context}");
+    }
+    assert!(tore > 0, "no attempt left a journal to tear (seed {seed})");
+}
+
+/// What must not differ between an interrupted-and-resumed run and an
+/// uninterrupted one: results without timings, and every case.
+fn comparable(dir: &std::path::Path) -> (serde_json::Value, Vec<String>) {
+    let mut v = summary_of(dir)["prompt_results"].clone();
+    for (_, r) in v.as_object_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("avg_execution_time");
+    }
+    let detailed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("report/detailed_report.json")).unwrap(),
+    )
+    .unwrap();
+    let mut cases: Vec<String> = Vec::new();
+    collect_cases(&detailed, &mut cases);
+    cases.sort();
+    (v, cases)
 }
 
 /// Every case record in the detailed report, reduced to what must not differ

@@ -231,6 +231,12 @@ impl Session {
             message: format!("cannot create the journal: {e}"),
         })?;
         out.emit(Event::RunFolder(&run_dir));
+        if let Some(tail) = journal.torn() {
+            out.emit(Event::TornJournal {
+                journal: journal.path(),
+                tail,
+            });
+        }
         out.emit(Event::Testing {
             rounds: config.rounds,
             cases: source.runnable.len(),
