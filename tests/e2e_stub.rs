@@ -353,6 +353,40 @@ fn several_rounds_report_mean_and_spread() {
 }
 
 #[test]
+fn a_question_passing_in_one_round_and_failing_in_the_other_is_listed_unstable() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let greets = AtomicUsize::new(0);
+    let server = StubServer::start(move |req: &Request| match two_of_three(req) {
+        // The first greet request (whichever round) is answered right, the
+        // second prints only the first line.
+        Behaviour::Reply(r) if r == GREET && greets.fetch_add(1, Ordering::SeqCst) > 0 => {
+            Behaviour::Reply("```python\nprint('Hello, World!')\n```".into())
+        }
+        other => other,
+    });
+    let s = scratch("");
+    let run = s.prompts(
+        &["prompt3"],
+        &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_ROUNDS", "2")],
+    );
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    let r = &summary["prompt_results"]["prompt3"];
+    // q3 fails in both rounds: stable. Only the greet question moved.
+    assert_eq!(
+        r["unstable_questions"],
+        serde_json::json!(["q2_greet_world"]),
+        "{summary}"
+    );
+    assert!(run.stdout.contains("1 unstable"), "{}", run.stdout);
+    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    assert!(
+        html.contains("unstable question"),
+        "the quick view names it"
+    );
+}
+
+#[test]
 fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
     let server = StubServer::start(|req| {
         if req.path != "/api/chat" {

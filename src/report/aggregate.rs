@@ -20,6 +20,9 @@ pub(crate) struct Tally {
     /// round -> (correct, evaluated)
     rounds: BTreeMap<u32, (usize, usize)>,
     api_failures: BTreeMap<ApiFailure, usize>,
+    /// question id -> (passed in some round, failed in some round), in
+    /// first-seen order; evaluated cases only.
+    outcomes: indexmap::IndexMap<String, (bool, bool)>,
 }
 
 impl Tally {
@@ -37,6 +40,15 @@ impl Tally {
             return;
         }
         self.evaluated += 1;
+        let seen = self
+            .outcomes
+            .entry(r.case.question_id.clone())
+            .or_insert((false, false));
+        if r.passed() {
+            seen.0 = true;
+        } else {
+            seen.1 = true;
+        }
         let round = self.rounds.entry(r.case.round).or_insert((0, 0));
         round.1 += 1;
         if r.passed() {
@@ -117,8 +129,23 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     }
     let not_evaluated = not_evaluated_reasons.values().sum();
     let threshold = info.thresholds.get(name).copied();
+    let unstable_questions: Vec<String> = t
+        .outcomes
+        .iter()
+        .filter(|(_, (passed, failed))| *passed && *failed)
+        .map(|(id, _)| id.clone())
+        .collect();
+    let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
+    if !unstable_questions.is_empty() {
+        warnings.push(format!(
+            "{} unstable question(s), passed in some rounds and failed in others: {}",
+            unstable_questions.len(),
+            unstable_questions.join(", ")
+        ));
+    }
     PromptResult {
-        warnings: warnings(&t.errors, not_evaluated, &not_evaluated_reasons),
+        warnings,
+        unstable_questions,
         accuracy,
         correct_answers: t.correct,
         total_questions: t.evaluated,
@@ -255,6 +282,45 @@ mod tests {
         assert_eq!(summary.finished_cases, 9);
         assert_eq!(summary.api_failures["timeout"], 1);
         assert_eq!(summary.api_failures["connection_failed"], 0);
+    }
+
+    #[test]
+    fn a_question_that_passes_in_one_round_and_fails_in_another_is_unstable() {
+        let records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 1, 2, WrongAnswer),
+            record("prompt1", 2, 1, Correct),
+            record("prompt1", 2, 2, Correct),
+            // Two kinds of failure are not instability; not evaluated is no outcome.
+            record("prompt1", 3, 1, SyntaxError),
+            record("prompt1", 3, 2, RuntimeError),
+            record("prompt2", 1, 1, Correct),
+            record("prompt2", 1, 2, NotEvaluated),
+        ];
+        let summary = summary_of(&info(2), &records);
+        let p1 = &summary.prompt_results["prompt1"];
+        let q1 = records[0].case.question_id.clone();
+        assert_eq!(p1.unstable_questions, std::slice::from_ref(&q1));
+        assert!(p1.flags().contains("1 unstable"), "{}", p1.flags());
+        assert!(
+            p1.warnings.iter().any(|w| w.contains(&q1)),
+            "{:?}",
+            p1.warnings
+        );
+        assert!(
+            summary.prompt_results["prompt2"]
+                .unstable_questions
+                .is_empty()
+        );
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(
+            json["prompt_results"]["prompt1"]["unstable_questions"][0],
+            q1.as_str()
+        );
+        assert_eq!(
+            json["prompt_results"]["prompt2"]["unstable_questions"],
+            serde_json::json!([])
+        );
     }
 
     #[test]

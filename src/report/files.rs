@@ -357,7 +357,8 @@ mod tests {
                 "total_questions": 3,
                 "avg_execution_time": 0.03,
                 "error_breakdown": {"wrong_answer": 1},
-                "not_evaluated": 0
+                "not_evaluated": 0,
+                "unstable_questions": []
             })
         );
         assert_eq!(json["complete"], true);

@@ -270,6 +270,10 @@ pub struct PromptResult {
     /// counted as failures, cases not evaluated.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Ids of the questions that passed in some rounds and failed in others
+    /// (evaluated rounds only; other failure kinds are all "failed").
+    #[serde(default)]
+    pub unstable_questions: Vec<String>,
     /// Spread of the per-round accuracies, when the prompt ran several rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundStats>,
@@ -301,6 +305,18 @@ impl PromptResult {
         }
         if self.not_evaluated > 0 {
             flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
+        }
+        if !self.unstable_questions.is_empty() {
+            const SHOWN: usize = 3;
+            let mut ids =
+                self.unstable_questions[..self.unstable_questions.len().min(SHOWN)].join(" ");
+            if self.unstable_questions.len() > SHOWN {
+                ids.push_str(" …");
+            }
+            flags.push(format!(
+                "≠ {} unstable ({ids})",
+                self.unstable_questions.len()
+            ));
         }
         flags.join(", ")
     }

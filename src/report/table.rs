@@ -163,6 +163,7 @@ mod tests {
             not_evaluated: 0,
             not_evaluated_reasons: Default::default(),
             warnings: vec![],
+            unstable_questions: vec![],
             rounds: None,
             threshold: None,
             gate_passed: None,
