@@ -40,6 +40,11 @@ pub enum Event<'a> {
         journal: &'a Path,
         tail: crate::journal::TornTail,
     },
+    /// `PROMPTEVAL_RETRY=errors`: how many finished cases are asked again.
+    Retrying {
+        errors: usize,
+        later_in_chain: usize,
+    },
     Testing {
         rounds: u32,
         cases: usize,
@@ -134,6 +139,21 @@ impl Sink for Console {
             )),
             Event::NothingSelected { line } => say(line),
             Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", dir.display())),
+            Event::Retrying {
+                errors,
+                later_in_chain,
+            } => say(format!(
+                "🔁 PROMPTEVAL_RETRY=errors: asking again for {errors} case(s) that ended in \
+                 api_error or were not evaluated{}; every other case keeps its outcome",
+                if later_in_chain > 0 {
+                    format!(
+                        ", and {later_in_chain} later case(s) of their chains, whose history \
+                         changes with them"
+                    )
+                } else {
+                    String::new()
+                }
+            )),
             Event::TornJournal { journal, tail } => say(match tail {
                 crate::journal::TornTail::Cut(bytes) => format!(
                     "✂️  {}: cut a torn last line ({bytes} bytes of a record an interrupted \

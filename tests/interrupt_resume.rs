@@ -238,6 +238,106 @@ fn replayed_run_resumed_after_interruption_equals_uninterrupted_run() {
     assert_eq!(a_cases, b_cases);
 }
 
+/// A run where the server failed on some cases is completed with
+/// `PROMPTEVAL_RETRY=errors`: only those cases, and the later cases of
+/// their chains (their history shows the retried outcome), are asked
+/// again, and the report ends equal to a clean run's.
+#[test]
+fn retry_errors_asks_only_for_the_failed_cases_and_ends_like_a_clean_run() {
+    let server = StubServer::start(answer);
+    let s = scratch();
+    let clean = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(clean.status, Some(0), "{}", clean.both());
+    let clean_dir = s.run_dir();
+
+    // The greet question (q2 of 3) meets a server error under every prompt.
+    server.set_script(|req: &Request| match answer(req) {
+        Behaviour::Reply(r) if r == CODE[1] => {
+            Behaviour::Status(500, "{\"error\":\"overloaded\"}".into())
+        }
+        other => other,
+    });
+    let failing = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(failing.status, Some(101), "{}", failing.both());
+    let dir = s.run_dir();
+    assert_ne!(dir, clean_dir);
+    assert_eq!(
+        summary_of(&dir)["prompt_results"]["prompt1"]["error_breakdown"]["api_error"],
+        1
+    );
+
+    server.set_script(answer);
+    let before = server.requests_to("/api/chat").len();
+    let retry = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_RESUME", dir.to_str().unwrap()),
+            ("PROMPTEVAL_RETRY", "errors"),
+        ],
+    );
+    assert_eq!(retry.status, Some(0), "{}", retry.both());
+    assert!(
+        retry.stdout.contains("asking again for 3 case(s)")
+            && retry.stdout.contains("3 later case(s)"),
+        "{}",
+        retry.stdout
+    );
+    let asked: Vec<Request> = server
+        .requests_to("/api/chat")
+        .into_iter()
+        .skip(before)
+        .collect();
+    // q2 and q3 of each prompt; q1's outcome stands.
+    assert_eq!(asked.len(), 6, "{}", retry.stdout);
+    assert!(
+        asked
+            .iter()
+            .all(|r| !r.current_question().contains("Two Sum"))
+    );
+    assert_eq!(
+        s.run_dirs(),
+        2,
+        "the retry writes into the failed run's folder"
+    );
+    assert_eq!(comparable(&dir), comparable(&clean_dir));
+    // The journal keeps the earlier outcomes: 9 first records, 6 retried.
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 15);
+    assert!(journal.matches("\"api_error\"").count() >= 3);
+
+    // A second retry finds nothing to ask.
+    let again = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_RESUME", dir.to_str().unwrap()),
+            ("PROMPTEVAL_RETRY", "errors"),
+        ],
+    );
+    assert!(
+        again.stdout.contains("asking again for 0 case(s)"),
+        "{}",
+        again.both()
+    );
+    assert_eq!(server.requests_to("/api/chat").len(), before + 6);
+}
+
+#[test]
+fn retry_without_resume_or_with_an_unknown_value_is_a_clear_error() {
+    let s = scratch();
+    let run = s.prompts(&[], &[("PROMPTEVAL_RETRY", "errors")]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(run.stderr.contains("PROMPTEVAL_RESUME="), "{}", run.both());
+    let run = s.prompts(&[], &[("PROMPTEVAL_RETRY", "all")]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr.contains("the only value is `errors`"),
+        "{}",
+        run.both()
+    );
+}
+
 /// `kill -9` at random moments of a run, a torn last journal line (the
 /// record being written when the kill came), then resume, again and again:
 /// the end is what an uninterrupted run reports, every journal line is a

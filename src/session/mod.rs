@@ -25,7 +25,7 @@ use folder::RunManifest;
 
 use crate::backend::replay::Mismatch;
 use crate::cache::ResponseCache;
-use crate::case::{CaseId, ChainId, SnapshotState, Unevaluated};
+use crate::case::{CaseId, ChainId, SnapshotState, Unevaluated, Verdict};
 use crate::config::{Config, Env};
 use crate::history::HistoryEntry;
 use crate::journal::{self, Journal};
@@ -56,6 +56,8 @@ pub struct Resume {
     pub finished: HashMap<CaseId, TrialOutcome>,
     /// The history entries of those cases, per chain, oldest first.
     earlier: HashMap<ChainId, Vec<HistoryEntry>>,
+    /// With `PROMPTEVAL_RETRY=errors`: what is asked again.
+    pub retried: Option<Retried>,
 }
 
 impl Plan {
@@ -82,10 +84,25 @@ impl Plan {
             Some(m) => m.cases.clone(),
             None => plan::cases(&suite, config.rounds),
         };
-        let resume = match (resume_dir, manifest) {
-            (Some(dir), Some(manifest)) => {
-                Some(Resume::read(dir, manifest, config.history.max_entries)?)
+        let retry = Retry::from_env(env, resume_dir.is_some())?;
+        let planned = match (&manifest, retry) {
+            // Cases no recording answered were never run: retrying asks for them too.
+            (Some(m), Retry::Errors) => {
+                let wanted: HashSet<&CaseId> = m
+                    .cases
+                    .iter()
+                    .chain(m.not_evaluated.iter().map(|u| &u.case))
+                    .collect();
+                plan::cases(&suite, config.rounds)
+                    .into_iter()
+                    .filter(|c| wanted.contains(c))
+                    .collect()
             }
+            _ => planned,
+        };
+        let history = config.history.enabled.then_some(config.history.max_entries);
+        let resume = match (resume_dir, manifest) {
+            (Some(dir), Some(manifest)) => Some(Resume::read(dir, manifest, history, retry)?),
             _ => None,
         };
         Ok(Plan {
@@ -105,25 +122,111 @@ impl Plan {
     }
 }
 
+/// Which finished cases of a resumed run are asked again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// None: a resume finishes only what never finished.
+    Nothing,
+    /// `PROMPTEVAL_RETRY=errors`: also the cases that ended in `api_error`
+    /// (a server error or a timeout at the server) or were not evaluated.
+    Errors,
+}
+
+impl Retry {
+    fn from_env(env: &dyn Env, resuming: bool) -> Result<Retry, SetupError> {
+        let value = env.var("PROMPTEVAL_RETRY").unwrap_or_default();
+        let retry = match value.trim() {
+            "" => Retry::Nothing,
+            "errors" => Retry::Errors,
+            other => {
+                return Err(SetupError::Resume(format!(
+                    "PROMPTEVAL_RETRY={other:?} is not understood; the only value is `errors` \
+                     (ask again for the cases that ended in api_error or were not evaluated)"
+                )));
+            }
+        };
+        if retry == Retry::Errors && !resuming {
+            return Err(SetupError::Resume(
+                "PROMPTEVAL_RETRY=errors retries the errors of an earlier run: set \
+                 PROMPTEVAL_RESUME=<its run folder, e.g. result/test_20260101_120000> too"
+                    .into(),
+            ));
+        }
+        Ok(retry)
+    }
+
+    /// Whether a case that ended with `verdict` is asked again.
+    fn wants(self, verdict: Verdict) -> bool {
+        self == Retry::Errors && matches!(verdict, Verdict::ApiError | Verdict::NotEvaluated)
+    }
+}
+
+/// What `PROMPTEVAL_RETRY=errors` found in a journal.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Retried {
+    /// Cases whose last outcome was an error.
+    pub errors: usize,
+    /// Later cases of the same chains, asked again because the history
+    /// their prompt shows changes with the retried case.
+    pub later_in_chain: usize,
+}
+
 impl Resume {
-    /// Reads the journal one record at a time, keeping per chain only the
-    /// `keep` most recent history entries (all a prompt can show).
-    fn read(dir: PathBuf, manifest: RunManifest, keep: usize) -> Result<Resume, SetupError> {
+    /// Reads the journal one record at a time (twice when retrying),
+    /// keeping per chain only the most recent history entries a prompt can
+    /// show. `history` is the entries a prompt shows, None when it is off.
+    fn read(
+        dir: PathBuf,
+        manifest: RunManifest,
+        history: Option<usize>,
+        retry: Retry,
+    ) -> Result<Resume, SetupError> {
+        let journal_error = |e: std::io::Error| SetupError::Folder {
+            path: dir.clone(),
+            message: format!("cannot read the journal: {e}"),
+        };
+        // The latest record of a case wins: a retried case's new outcome
+        // is appended after its old one.
+        let mut last: HashMap<CaseId, Verdict> = HashMap::new();
+        if retry != Retry::Nothing {
+            journal::for_each(&dir, |r| {
+                last.insert(r.case, r.verdict);
+            })
+            .map_err(journal_error)?;
+        }
+        // Per chain, the first question asked again: with the history on,
+        // every later question of the chain is asked again too.
+        let mut first_retried: HashMap<ChainId, usize> = HashMap::new();
+        for (case, _) in last.iter().filter(|(_, v)| retry.wants(**v)) {
+            let first = first_retried.entry(case.chain()).or_insert(case.question);
+            *first = (*first).min(case.question);
+        }
+        let asked_again = |case: &CaseId| match first_retried.get(&case.chain()) {
+            Some(&first) if history.is_some() => case.question >= first,
+            Some(_) => last.get(case).is_some_and(|v| retry.wants(*v)),
+            None => false,
+        };
+        let keep = history.unwrap_or(0);
         let mut finished = HashMap::new();
         let mut entries: HashMap<ChainId, std::collections::BTreeMap<usize, HistoryEntry>> =
             HashMap::new();
         journal::for_each(&dir, |r| {
+            if asked_again(&r.case) {
+                return;
+            }
             let chain = entries.entry(r.case.chain()).or_default();
             chain.insert(r.case.question, HistoryEntry::from_record(&r));
-            if chain.len() > keep {
+            if chain.len() > keep.max(1) {
                 chain.pop_first();
             }
             finished.insert(r.case, trial_outcome_of(r.verdict, r.api_failure, r.detail));
         })
-        .map_err(|e| SetupError::Folder {
-            path: dir.clone(),
-            message: format!("cannot read the journal: {e}"),
-        })?;
+        .map_err(journal_error)?;
+        let errors = last.values().filter(|v| retry.wants(**v)).count();
+        let retried = (retry != Retry::Nothing).then(|| Retried {
+            errors,
+            later_in_chain: last.keys().filter(|c| asked_again(c)).count() - errors,
+        });
         let earlier = entries
             .into_iter()
             .map(|(chain, kept)| (chain, kept.into_values().collect()))
@@ -133,6 +236,7 @@ impl Resume {
             manifest,
             finished,
             earlier,
+            retried,
         })
     }
 }
@@ -195,11 +299,27 @@ impl Session {
             .as_ref()
             .map(|r| r.earlier.clone())
             .unwrap_or_default();
+        let already_finished = resume.as_ref().map_or(0, |r| r.finished.len());
+        let retried = resume.as_ref().and_then(|r| r.retried.clone());
         let cache = open_cache(&config);
         let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
         let model = config.model.clone();
 
         let (run_dir, manifest) = match resume {
+            Some(r) if retried.is_some() => {
+                // Cases no recording answered before and that run now join
+                // the run's cases; the manifest says what the run covers.
+                let mut manifest = r.manifest;
+                let runnable: HashSet<&CaseId> = source.runnable.iter().collect();
+                let (now_run, still): (Vec<Unevaluated>, Vec<Unevaluated>) = manifest
+                    .not_evaluated
+                    .into_iter()
+                    .partition(|u| runnable.contains(&u.case));
+                manifest.not_evaluated = still;
+                manifest.cases.extend(now_run.into_iter().map(|u| u.case));
+                folder::write_manifest(&r.dir, &manifest)?;
+                (r.dir, manifest)
+            }
             Some(r) => (r.dir, r.manifest),
             None => {
                 let (dir, test_id, timestamp) = folder::create(&config.result_dir)?;
@@ -237,10 +357,16 @@ impl Session {
                 tail,
             });
         }
+        if let Some(retried) = &retried {
+            out.emit(Event::Retrying {
+                errors: retried.errors,
+                later_in_chain: retried.later_in_chain,
+            });
+        }
         out.emit(Event::Testing {
             rounds: config.rounds,
             cases: source.runnable.len(),
-            already_finished: earlier.values().map(Vec::len).sum(),
+            already_finished,
         });
 
         let source_replaying = source.replaying;
