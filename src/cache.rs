@@ -213,6 +213,7 @@ impl Backend for CachedBackend {
                 model: entry.model,
                 elapsed: started.elapsed(),
                 cached: true,
+                usage: crate::backend::Usage::default(),
             });
         }
         let reply = self.inner.chat(case, request)?;
@@ -262,6 +263,7 @@ mod tests {
                 model: request.model.clone(),
                 elapsed: Duration::ZERO,
                 cached: false,
+                usage: crate::backend::Usage::default(),
             })
         }
     }

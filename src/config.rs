@@ -53,8 +53,13 @@ pub struct LlmConfig {
     pub num_predict: Option<u32>,
     /// Ollama's keep_alive, e.g. "5m"; ignored by OpenAI-compatible servers.
     pub keep_alive: Option<String>,
-    /// Per-call timeout in seconds (spec §4.2: 30).
+    /// Seconds an answer may take once the server started it (spec §4.2:
+    /// 30 per call): counted from the response headers, which a server sends
+    /// when it takes the request up, not while the request waits in its queue.
     pub timeout_secs: f64,
+    /// Seconds a request may wait for the server to start answering (its
+    /// queue, a model load). Generous: waiting costs the server nothing.
+    pub queue_timeout_secs: f64,
     /// Retries after the first attempt on connection errors, timeouts and 5xx.
     pub retries: u32,
     /// First backoff in milliseconds; doubles per retry, with jitter.
@@ -71,6 +76,7 @@ impl Default for LlmConfig {
             num_predict: Some(1024),
             keep_alive: None,
             timeout_secs: 30.0,
+            queue_timeout_secs: 600.0,
             retries: 3,
             backoff_ms: 500,
             system_prompt: None,
@@ -81,6 +87,10 @@ impl Default for LlmConfig {
 impl LlmConfig {
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout_secs)
+    }
+
+    pub fn queue_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.queue_timeout_secs)
     }
 }
 
@@ -540,6 +550,7 @@ impl Config {
         }
         let positive = [
             ("llm.timeout_secs", self.llm.timeout_secs),
+            ("llm.queue_timeout_secs", self.llm.queue_timeout_secs),
             ("sandbox.timeout_secs", self.sandbox.timeout_secs),
         ];
         for (key, value) in positive {

@@ -39,6 +39,7 @@ const BOTH: [Protocol; 2] = [OLLAMA, OPENAI];
 fn options(retries: u32) -> LlmConfig {
     LlmConfig {
         timeout_secs: 1.0,
+        queue_timeout_secs: 1.0,
         retries,
         backoff_ms: 5,
         ..LlmConfig::default()
@@ -111,7 +112,7 @@ fn ollama_sends_the_native_request_and_reads_the_reply() {
         json!({
             "model": STUB_MODEL,
             "messages": messages_sent(),
-            "stream": false,
+            "stream": true,
             "options": {"temperature": 0.0, "seed": 42, "num_ctx": 4096, "num_predict": 1024},
         })
     );
@@ -143,7 +144,8 @@ fn openai_sends_chat_completions_and_reads_the_first_choice() {
             "temperature": 0.0,
             "seed": 42,
             "max_tokens": 1024,
-            "stream": false,
+            "stream": true,
+            "stream_options": {"include_usage": true},
         })
     );
     assert_eq!(sent[0].header("authorization"), None);
@@ -279,31 +281,97 @@ fn an_unknown_model_says_how_to_get_it() {
     assert!(e.message.contains("--alias qwen9:70b"), "{e}");
 }
 
+/// A server that never starts answering: the request waited in its queue
+/// for `llm.queue_timeout_secs`, and is not sent again (it would only join
+/// the queue's end).
 #[test]
-fn a_hanging_server_times_out_after_the_configured_timeout() {
+fn a_request_never_taken_up_times_out_in_the_queue_once() {
     for protocol in BOTH {
         let server = chat_server(protocol, Behaviour::Hang);
         let started = Instant::now();
-        let e = chat_fails(protocol, &server, 1);
+        let e = chat_fails(protocol, &server, 3);
         let elapsed = started.elapsed();
         assert_eq!(e.failure, ApiFailure::Timeout, "{e}");
         assert!(e.message.contains("within 1 s"), "{e}");
-        assert!(e.message.contains("llm.timeout_secs"), "{e}");
-        // Two attempts of one second each, not the server's whim.
-        assert_eq!(server.requests_to(protocol.chat_path).len(), 2);
-        assert!(elapsed >= Duration::from_millis(1900), "{elapsed:?}");
+        assert!(e.message.contains("llm.queue_timeout_secs"), "{e}");
+        assert_eq!(server.requests_to(protocol.chat_path).len(), 1, "{e}");
+        assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");
         assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
     }
 }
 
+/// The answer's timeout counts from its start: a request queued longer
+/// than `llm.timeout_secs` (but not than the queue allowance) is answered,
+/// from one request.
+#[test]
+fn time_in_the_queue_does_not_count_against_the_answer() {
+    for protocol in BOTH {
+        let server = chat_server(
+            protocol,
+            Behaviour::Queued(Duration::from_millis(2500), "print(2)".into()),
+        );
+        let mut req = request(STUB_MODEL, 3);
+        req.options.queue_timeout_secs = 10.0;
+        let reply = (protocol.connect)(&server).chat(&case(), &req).unwrap();
+        assert_eq!(reply.content, "print(2)");
+        assert!(reply.elapsed >= Duration::from_millis(2400));
+        assert_eq!(server.requests_to(protocol.chat_path).len(), 1);
+    }
+}
+
+/// An answer that started but does not finish within `llm.timeout_secs`
+/// ends as a timeout without a retry: the server would redo the work.
 #[test]
 fn a_trickling_body_times_out_although_every_read_succeeds() {
     for protocol in BOTH {
         let server = chat_server(protocol, Behaviour::Trickle);
         let started = Instant::now();
-        let e = chat_fails(protocol, &server, 0);
+        let e = chat_fails(protocol, &server, 3);
         assert_eq!(e.failure, ApiFailure::Timeout, "{e}");
+        assert!(e.message.contains("llm.timeout_secs"), "{e}");
+        assert!(e.message.contains("of its start"), "{e}");
+        assert_eq!(server.requests_to(protocol.chat_path).len(), 1, "{e}");
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
+
+/// The server's own figures arrive with the streamed reply, whose text is
+/// byte for byte what a non-streamed answer carries.
+#[test]
+fn streamed_replies_carry_the_servers_tokens_and_finish_reason() {
+    let content = "```python\nprint('héllo — 世界')\n```";
+    for protocol in BOTH {
+        let server = chat_server(protocol, Behaviour::Reply(content.into()));
+        let reply = chat(protocol, &server, 0).unwrap();
+        assert_eq!(reply.content, content);
+        let sent = &server.requests_to(protocol.chat_path)[0];
+        let (prompt, completion) = stub_server::stub_tokens(sent, content);
+        assert_eq!(reply.usage.prompt_tokens, Some(prompt));
+        assert_eq!(reply.usage.completion_tokens, Some(completion));
+        assert_eq!(reply.usage.finish_reason.as_deref(), Some("stop"));
+        // The same text as one JSON document (a server ignoring `stream`).
+        let whole = chat_server(
+            protocol,
+            Behaviour::Status(
+                200,
+                match protocol.chat_path {
+                    "/api/chat" => {
+                        json!({"model": STUB_MODEL, "done": true, "done_reason": "length",
+                        "message": {"role": "assistant", "content": content},
+                        "prompt_eval_count": 9, "eval_count": 1024})
+                    }
+                    _ => json!({"model": STUB_MODEL, "choices": [{"index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "length"}],
+                        "usage": {"prompt_tokens": 9, "completion_tokens": 1024}}),
+                }
+                .to_string(),
+            ),
+        );
+        let reply = chat(protocol, &whole, 0).unwrap();
+        assert_eq!(reply.content, content);
+        assert_eq!(reply.usage.completion_tokens, Some(1024));
+        assert_eq!(reply.usage.finish_reason.as_deref(), Some("length"));
     }
 }
 

@@ -80,7 +80,7 @@ fn spec_example_two_of_three_gives_66_7_percent_everywhere() {
     // Nine chat calls, one per case, with the spec's options.
     let chats = server.requests_to("/api/chat");
     assert_eq!(chats.len(), 9);
-    assert_eq!(chats[0].json["stream"], false);
+    assert_eq!(chats[0].json["stream"], true);
     assert_eq!(chats[0].json["model"], STUB_MODEL);
     assert_eq!(chats[0].json["options"]["temperature"], 0.0);
 
@@ -418,7 +418,8 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
             _ => two_of_three(req),
         }
     });
-    let s = scratch("[llm]\ntimeout_secs = 1\nretries = 1\nbackoff_ms = 10\n");
+    let s =
+        scratch("[llm]\ntimeout_secs = 1\nqueue_timeout_secs = 1\nretries = 1\nbackoff_ms = 10\n");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
@@ -431,7 +432,8 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
         3
     );
     assert_eq!(summary["prompt_results"]["prompt3"]["accuracy"], 66.7);
-    // One log line per failed case, naming the server and what to do.
+    // One log line per failed case, naming the server and what to do; a
+    // timeout names the wait that ran out and its setting.
     let failures: Vec<&str> = run
         .stderr
         .lines()
@@ -442,6 +444,13 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
         failures.iter().all(|l| l.contains(&server.url())),
         "{failures:#?}"
     );
+    for setting in ["llm.queue_timeout_secs", "llm.timeout_secs"] {
+        assert_eq!(
+            failures.iter().filter(|l| l.contains(setting)).count(),
+            1,
+            "{setting}: {failures:#?}"
+        );
+    }
     let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(
         html.contains("connection_failed"),

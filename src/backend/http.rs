@@ -8,12 +8,16 @@ use serde_json::Value;
 use ureq::Agent;
 
 use super::retry::{Attempted, Outcome, RetryPolicy};
+use super::stream::{self, ReadError, Wire};
 use super::{BackendError, ChatRequest, ConnectError, Reply, strip_reasoning};
 use crate::case::ApiFailure;
 
 /// The connection test must answer quickly: a server that takes longer than
 /// this to list its models is not one to run a suite against.
 pub(crate) const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connecting to a model server is quick or it is not there.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many characters of a server's error text go into a message.
 const DETAIL_CHARS: usize = 300;
@@ -66,7 +70,7 @@ impl Attempted for CallError {
         match self.outcome {
             Outcome::ConnectFailed => format!("cannot connect ({})", self.detail),
             Outcome::Dropped => format!("connection dropped before an answer ({})", self.detail),
-            Outcome::TimedOut => self.detail.clone(),
+            Outcome::TimedOut | Outcome::Queued | Outcome::Generating => self.detail.clone(),
             Outcome::Status(code) => format!("HTTP {code}: {}", self.detail),
             Outcome::BadBody => format!("unreadable answer: {}", self.detail),
         }
@@ -75,8 +79,14 @@ impl Attempted for CallError {
     fn advice(&self) -> String {
         match self.outcome {
             Outcome::ConnectFailed | Outcome::Dropped => self.hints.unreachable.to_string(),
-            Outcome::TimedOut => "raise llm.timeout_secs in harness.toml, use a smaller model, \
-                                  or check what else loads the server"
+            Outcome::TimedOut => "check what else loads the server".into(),
+            Outcome::Queued => "raise llm.queue_timeout_secs in harness.toml, or set \
+                                `concurrency` to the server's parallel slots so fewer requests \
+                                wait in its queue"
+                .into(),
+            Outcome::Generating => "raise llm.timeout_secs in harness.toml (it counts from the \
+                                    start of the answer), lower llm.num_predict, or use a \
+                                    smaller model"
                 .into(),
             Outcome::Status(429) => {
                 "run fewer cases at once (--test-threads) or raise llm.backoff_ms".into()
@@ -101,7 +111,7 @@ impl CallError {
     fn failure(&self) -> ApiFailure {
         match self.outcome {
             Outcome::ConnectFailed | Outcome::Dropped => ApiFailure::ConnectionFailed,
-            Outcome::TimedOut => ApiFailure::Timeout,
+            Outcome::TimedOut | Outcome::Queued | Outcome::Generating => ApiFailure::Timeout,
             Outcome::Status(_) | Outcome::BadBody => ApiFailure::ApiError,
         }
     }
@@ -209,45 +219,104 @@ impl HttpClient {
         self.error(outcome, url, &detail)
     }
 
-    /// One chat completion with retries. The reply text is the string at the
-    /// JSON pointer `content_at` of a 2xx answer; when it is missing the answer
-    /// is an API error (retrying would get the same malformed answer). Any
-    /// reasoning the server reports beside the content is not read.
+    /// One chat completion with retries, streamed (see stream.rs): the wait
+    /// for the server to start answering is bounded by
+    /// `llm.queue_timeout_secs`, the answer itself by `llm.timeout_secs`.
+    /// Neither timeout is retried: that would queue the request again or
+    /// make the server redo its work. Any reasoning the server reports beside
+    /// the content is not read.
     pub fn chat(
         &self,
         path: &str,
         body: &Value,
         request: &ChatRequest,
-        content_at: &str,
+        wire: Wire,
     ) -> Result<Reply, BackendError> {
         let url = format!("{}{}", self.base_url, path);
-        let timeout = request.options.timeout();
+        let limits = Limits {
+            queue: request.options.queue_timeout(),
+            answer: request.options.timeout(),
+        };
         let started = Instant::now();
         let policy = RetryPolicy::from_config(&request.options);
-        let answer = policy.run(&url, |_| {
-            let value = self.send(path, Some(body), timeout)?;
-            let content = value.pointer(content_at).and_then(Value::as_str);
-            let model = value["model"].as_str();
-            content.map(|c| (c.to_string(), model.map(str::to_string))).ok_or_else(|| {
-                self.error(
-                    Outcome::BadBody,
-                    &url,
-                    &format!(
-                        "the JSON has no reply text where the protocol puts it; it starts with {:?}",
-                        excerpt(&value.to_string())
-                    ),
-                )
-            })
-        });
+        let answer = policy.run(&url, |_| self.stream_chat(&url, body, wire, &limits));
         match answer {
-            Ok((content, model)) => Ok(Reply {
-                content: strip_reasoning(&content),
-                model: model.unwrap_or_else(|| request.model.clone()),
+            Ok(answer) => Ok(Reply {
+                content: strip_reasoning(&answer.content),
+                model: answer.model.unwrap_or_else(|| request.model.clone()),
                 elapsed: started.elapsed(),
                 cached: false,
+                usage: answer.usage,
             }),
+            // The case logs this message once ("model call failed: ..."):
+            // for a timeout it names the wait that ran out and its setting.
             Err((e, attempts)) => Err(self.chat_failure(&e, attempts, &request.model)),
         }
+    }
+
+    fn stream_chat(
+        &self,
+        url: &str,
+        body: &Value,
+        wire: Wire,
+        limits: &Limits,
+    ) -> Result<stream::Assembled, CallError> {
+        let mut req = self.agent.post(url);
+        if let Some(key) = &self.api_key {
+            req = req.header("Authorization", format!("Bearer {key}"));
+        }
+        let mut response = req
+            .config()
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_recv_response(Some(limits.queue))
+            .timeout_recv_body(Some(limits.answer))
+            .build()
+            .send_json(body)
+            .map_err(|e| self.chat_transport_error(&e, url, limits))?;
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            let text = response
+                .body_mut()
+                .read_to_string()
+                .map_err(|e| self.chat_transport_error(&e, url, limits))?;
+            return Err(self.error(Outcome::Status(status), url, &error_text(&text)));
+        }
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let reader = std::io::BufReader::new(response.body_mut().as_reader());
+        stream::read(wire, &content_type, reader).map_err(|e| match e {
+            ReadError::Io(io) => {
+                let outcome = match io.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
+                    Some(inner) => chat_outcome(inner),
+                    None if io.kind() == std::io::ErrorKind::TimedOut => Outcome::Generating,
+                    None => Outcome::Dropped,
+                };
+                self.error(
+                    outcome,
+                    url,
+                    &timeout_detail(outcome, limits, &io.to_string()),
+                )
+            }
+            ReadError::Bad(detail) => self.error(Outcome::BadBody, url, &detail),
+            ReadError::Cut => self.error(
+                Outcome::Dropped,
+                url,
+                "the answer stopped before its last message",
+            ),
+        })
+    }
+
+    fn chat_transport_error(&self, e: &ureq::Error, url: &str, limits: &Limits) -> CallError {
+        let outcome = chat_outcome(e);
+        self.error(
+            outcome,
+            url,
+            &timeout_detail(outcome, limits, &e.to_string()),
+        )
     }
 
     fn chat_failure(&self, e: &CallError, attempts: u32, model: &str) -> BackendError {
@@ -314,6 +383,41 @@ impl HttpClient {
                 (self.hints.missing_model)(model)
             ),
         }
+    }
+}
+
+/// The two limits of a chat call.
+struct Limits {
+    queue: Duration,
+    answer: Duration,
+}
+
+/// Which of a chat call's limits a timeout hit.
+fn chat_outcome(e: &ureq::Error) -> Outcome {
+    match e {
+        ureq::Error::Timeout(ureq::Timeout::RecvResponse) => Outcome::Queued,
+        ureq::Error::Timeout(ureq::Timeout::RecvBody | ureq::Timeout::PerRead) => {
+            Outcome::Generating
+        }
+        other => classify(other),
+    }
+}
+
+/// Words for a timeout that say which wait ran out; other details as given.
+fn timeout_detail(outcome: Outcome, limits: &Limits, other: &str) -> String {
+    let secs = |d: Duration| trim_float(d.as_secs_f64());
+    match outcome {
+        Outcome::Queued => format!(
+            "the server did not start answering within {} s (llm.queue_timeout_secs: the \
+             request waited in its queue or for a model to load)",
+            secs(limits.queue)
+        ),
+        Outcome::Generating => format!(
+            "the answer did not finish within {} s of its start (llm.timeout_secs)",
+            secs(limits.answer)
+        ),
+        Outcome::TimedOut => format!("no connection within {} s", secs(CONNECT_TIMEOUT)),
+        _ => other.to_string(),
     }
 }
 

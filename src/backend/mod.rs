@@ -13,6 +13,7 @@ pub mod ollama;
 pub mod openai;
 pub mod replay;
 pub mod retry;
+mod stream;
 
 /// One chat message, as both protocols spell it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +130,21 @@ pub struct Reply {
     pub elapsed: Duration,
     /// Answered from the response cache, without calling the model.
     pub cached: bool,
+    /// The server's own figures for this answer, as far as it gave them.
+    pub usage: Usage,
+}
+
+/// What the server reported about one answer: Ollama's `prompt_eval_count`,
+/// `eval_count`, `done_reason` and `eval_duration`; OpenAI's `usage` and
+/// `finish_reason` (llama-server's `timings` for the duration).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    /// `stop`, or `length` when the reply hit `num_predict` / `max_tokens`.
+    pub finish_reason: Option<String>,
+    /// Seconds the server spent generating the completion tokens.
+    pub generation_secs: Option<f64>,
 }
 
 /// A failed call after retries: the class and one line that says what

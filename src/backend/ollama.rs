@@ -1,10 +1,11 @@
 //! Ollama's native API (`docs/api.md` of ollama/ollama): `POST /api/chat`
-//! with `stream: false`, `GET /api/version` and `GET /api/tags` for the
+//! streamed (NDJSON), `GET /api/version` and `GET /api/tags` for the
 //! connection test.
 
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpClient, ServerHints};
+use super::stream::Wire;
 use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
 use crate::case::CaseId;
 use crate::config::LlmConfig;
@@ -60,7 +61,8 @@ pub fn chat_body(request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": request.model,
         "messages": request.messages,
-        "stream": false,
+        // Streamed: the answer's timeout counts from its start (stream.rs).
+        "stream": true,
         "options": options,
     });
     if let Some(keep_alive) = keep_alive {
@@ -139,8 +141,7 @@ impl Backend for Ollama {
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `message.thinking` (reasoning models) is deliberately not read.
         let body = chat_body(request);
-        self.http
-            .chat("/api/chat", &body, request, "/message/content")
+        self.http.chat("/api/chat", &body, request, Wire::Ollama)
     }
 }
 
@@ -175,6 +176,6 @@ mod tests {
             json!({"temperature": 0.0, "num_predict": 64})
         );
         assert!(body.get("keep_alive").is_none());
-        assert_eq!(body["stream"], json!(false));
+        assert_eq!(body["stream"], json!(true));
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpClient, ServerHints};
+use super::stream::Wire;
 use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
 use crate::case::CaseId;
 
@@ -65,7 +66,10 @@ pub fn chat_body(request: &ChatRequest) -> Value {
     if let Some(n) = request.options.num_predict {
         body.insert("max_tokens".into(), json!(n));
     }
-    body.insert("stream".into(), json!(false));
+    // Streamed: the answer's timeout counts from its start (stream.rs); the
+    // last event then carries the token counts.
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({"include_usage": true}));
     Value::Object(body)
 }
 
@@ -103,9 +107,8 @@ impl Backend for OpenAi {
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
         let body = chat_body(request);
-        let content_at = "/choices/0/message/content";
         self.http
-            .chat("/chat/completions", &body, request, content_at)
+            .chat("/chat/completions", &body, request, Wire::OpenAi)
     }
 }
 

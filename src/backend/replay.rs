@@ -446,6 +446,7 @@ impl Backend for Replay {
             model: request.model.clone(),
             elapsed: start.elapsed(),
             cached: false,
+            usage: crate::backend::Usage::default(),
         })
     }
 }

@@ -1,7 +1,8 @@
 //! When to try a model call again, and how long to wait first.
 //!
 //! Only failures that a second attempt can cure are retried: no connection,
-//! a dropped connection, a timeout, HTTP 5xx and 429. Any other 4xx means the
+//! a dropped connection, HTTP 5xx and 429. A chat that timed out in the
+//! server's queue or while generating is not: a retry would only add load. Any other 4xx means the
 //! request itself is wrong (unknown model, bad option) and will fail again.
 //!
 //! Waits grow exponentially from `backoff_ms` with "full jitter" (a uniform
@@ -31,8 +32,13 @@ pub enum Outcome {
     ConnectFailed,
     /// The connection closed before a complete answer.
     Dropped,
-    /// No complete answer within the per-call timeout.
+    /// No connection or complete answer within the time allowed (the
+    /// connection test's single limit).
     TimedOut,
+    /// The server did not start answering within `llm.queue_timeout_secs`.
+    Queued,
+    /// The answer started but did not finish within `llm.timeout_secs`.
+    Generating,
     /// The server answered with this HTTP status.
     Status(u16),
     /// The server answered, but the body was not what the protocol promises.
@@ -44,6 +50,9 @@ impl Outcome {
     pub fn is_retryable(self) -> bool {
         match self {
             Outcome::ConnectFailed | Outcome::Dropped | Outcome::TimedOut => true,
+            // Sending it again would queue it again, or make the server
+            // redo the work it was doing: more load, not an answer.
+            Outcome::Queued | Outcome::Generating => false,
             Outcome::Status(code) => code == 429 || (500..=599).contains(&code),
             Outcome::BadBody => false,
         }

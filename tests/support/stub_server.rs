@@ -71,6 +71,9 @@ pub enum Behaviour {
     Drop,
     /// 200 with a body that is not JSON.
     Malformed,
+    /// Like `Reply`, after this long without any answer (a request waiting
+    /// in a busy server's queue: no response headers yet).
+    Queued(Duration, String),
     /// 200 whose body arrives one byte every 50 ms: each read succeeds, but
     /// the whole answer would take minutes.
     Trickle,
@@ -295,13 +298,22 @@ fn act(
         }
     };
     match behaviour {
-        Behaviour::Default => {
-            let (status, body) = default_answer(request, models);
-            respond(&mut stream, status, &body);
-        }
-        Behaviour::Reply(text) => {
-            let body = chat_answer(request, &text).unwrap_or(text);
-            respond(&mut stream, 200, &body);
+        Behaviour::Default => match streamed_answer(request, "stub reply") {
+            Some((kind, body)) if default_answer(request, models).0 == 200 => {
+                respond_as(&mut stream, 200, kind, &body)
+            }
+            _ => {
+                let (status, body) = default_answer(request, models);
+                respond(&mut stream, status, &body);
+            }
+        },
+        Behaviour::Reply(text) => reply(&mut stream, request, &text),
+        Behaviour::Queued(wait, text) => {
+            let until = std::time::Instant::now() + wait;
+            while std::time::Instant::now() < until && !shared.is_over(generation) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            reply(&mut stream, request, &text);
         }
         Behaviour::Status(status, body) => respond(&mut stream, status, &body),
         Behaviour::Malformed => respond(
@@ -331,6 +343,82 @@ fn act(
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
+    }
+}
+
+/// A chat answer with `content`: streamed when the request asks for it.
+fn reply(stream: &mut TcpStream, request: &Request, content: &str) {
+    match streamed_answer(request, content) {
+        Some((kind, body)) => respond_as(stream, 200, kind, &body),
+        None => {
+            let body = chat_answer(request, content).unwrap_or_else(|| content.to_string());
+            respond(stream, 200, &body);
+        }
+    }
+}
+
+/// The server's token counts for a request and a reply: made up, but
+/// deterministic, so tests can compare sums with what the server said.
+pub fn stub_tokens(request: &Request, content: &str) -> (u64, u64) {
+    let prompt: usize = request.json["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_str())
+        .map(|c| c.chars().count())
+        .sum();
+    (
+        prompt as u64 / 4 + 1,
+        content.chars().count() as u64 / 4 + 1,
+    )
+}
+
+/// `content` in three pieces (split at character boundaries), in the
+/// streaming format of the request's protocol, when it asked for a stream.
+fn streamed_answer(request: &Request, content: &str) -> Option<(&'static str, String)> {
+    if request.json["stream"] != json!(true) {
+        return None;
+    }
+    let model = request.json["model"].as_str().unwrap_or(STUB_MODEL);
+    let chars: Vec<char> = content.chars().collect();
+    let third = chars.len().div_ceil(3).max(1);
+    let pieces: Vec<String> = chars.chunks(third).map(|c| c.iter().collect()).collect();
+    let (prompt_tokens, completion_tokens) = stub_tokens(request, content);
+    let mut body = String::new();
+    match request.path.as_str() {
+        "/api/chat" => {
+            for piece in &pieces {
+                let line = json!({"model": model, "created_at": "2025-01-01T00:00:00Z",
+                    "message": {"role": "assistant", "content": piece}, "done": false});
+                body.push_str(&format!("{line}\n"));
+            }
+            let last = json!({"model": model, "created_at": "2025-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": ""}, "done": true,
+                "done_reason": "stop", "total_duration": 1_000_000,
+                "prompt_eval_count": prompt_tokens, "eval_count": completion_tokens,
+                "eval_duration": 250_000_000u64});
+            body.push_str(&format!("{last}\n"));
+            Some(("application/x-ndjson", body))
+        }
+        "/v1/chat/completions" => {
+            for piece in &pieces {
+                let event = json!({"id": "chatcmpl-stub", "object": "chat.completion.chunk",
+                    "model": model, "choices": [{"index": 0, "delta": {"content": piece},
+                    "finish_reason": null}]});
+                body.push_str(&format!("data: {event}\n\n"));
+            }
+            let last = json!({"id": "chatcmpl-stub", "object": "chat.completion.chunk",
+                "model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+            let usage = json!({"id": "chatcmpl-stub", "object": "chat.completion.chunk",
+                "model": model, "choices": [], "usage": {"prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens}});
+            body.push_str(&format!(
+                "data: {last}\n\ndata: {usage}\n\ndata: [DONE]\n\n"
+            ));
+            Some(("text/event-stream", body))
+        }
+        _ => None,
     }
 }
 
@@ -404,6 +492,10 @@ fn chat_answer(request: &Request, content: &str) -> Option<String> {
 }
 
 fn respond(stream: &mut TcpStream, status: u16, body: &str) {
+    respond_as(stream, status, "application/json; charset=utf-8", body)
+}
+
+fn respond_as(stream: &mut TcpStream, status: u16, content_type: &str, body: &str) {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
@@ -416,7 +508,7 @@ fn respond(stream: &mut TcpStream, status: u16, body: &str) {
         _ => "Status",
     };
     let response = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let _ = stream.write_all(response.as_bytes());
