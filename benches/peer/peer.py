@@ -2,26 +2,30 @@
 """The peer bench (issue #8): prompteval against promptfoo on the same suite,
 the same model server and the same concurrency, measured in one run.
 
-    python3 benches/peer/peer.py [--suite benches-data/example.json] [--reruns 3]
+    python3 benches/peer/peer.py [--suite S] [--live-runs 2] [--reruns 3] [--keep]
 
 Both tools ask every prompt x question once, extract the Python code from
 the reply, run it with a 10 s timeout and compare its stdout with the
-answer. Four wall times are measured, in this order:
+answer. Measured, as wall times of whole commands:
 
-  1. prompteval live: `cargo test --test prompts` with an empty response
-     cache (XDG_CACHE_HOME points at an empty folder);
-  2. promptfoo live: `promptfoo eval` with an empty cache
-     (PROMPTFOO_CACHE_PATH points at an empty folder);
-  3. and 4. reruns of the unchanged suite, each tool from the cache its live
-     run filled, alternately, `--reruns` times each (the median is the
-     ratio's).
+  - live: `cargo test --test prompts` with an empty response cache
+    (XDG_CACHE_HOME points at an empty folder), and `promptfoo eval` with an
+    empty cache (PROMPTFOO_CACHE_PATH points at an empty folder);
+    `--live-runs` of each, in the order prompteval, promptfoo, promptfoo,
+    prompteval..., so a server slowed by other work on the machine weighs on
+    both; the mean is the ratio's. With one request in flight the time in
+    model calls (each tool's own per-call latency, retries included) is
+    printed too: what is left of the wall time is the tool's own;
+  - rerun: the unchanged suite again, each tool from the cache its last live
+    run filled, alternately, `--reruns` times each; the median is the
+    ratio's.
 
-It prints the times and the ratios promptfoo / prompteval, each tool's
-accuracy per prompt, and checks that the tools did the same work: the
-requests (system and user message) are identical, the replies and verdicts
-agree, the live runs called the model for every case and the reruns for
-none (prompteval's summary.json cache hits and misses; promptfoo's
-`response.cached`).
+It prints the ratios promptfoo / prompteval, each tool's accuracy per
+prompt, and checks that the tools did the same work: the requests (system
+and user message) are identical, the replies and verdicts agree, the live
+runs called the model for every case and the reruns for none (prompteval's
+summary.json cache hits and misses; promptfoo's `response.cached`). A failed
+cache or request check exits 1.
 
 prompteval runs with `[history] enabled = false`: its learning history puts
 earlier questions of the same prompt in the message, and promptfoo has no
@@ -44,7 +48,7 @@ the end; a server that was already running is left running.
 
 Needs python3 >= 3.11, node and npm (promptfoo 0.121.20 is the last release
 that runs on Node 20), cargo, and minutes: each case is one model call
-(~3-10 s on 2 CPU cores), twice (once per tool).
+(~3-10 s on 2 CPU cores) per live run of each tool.
 """
 
 import argparse
@@ -188,7 +192,7 @@ def timed(cmd, *, cwd, env, log):
 class Prompteval:
     """`cargo test --test prompts` with a bench harness.toml and cache."""
 
-    def __init__(self, work, harness_path, cache_home):
+    def __init__(self, work, harness_path):
         self.work = work
         self.env = {
             k: v
@@ -198,7 +202,6 @@ class Prompteval:
         self.env.update(
             {
                 "PROMPTEVAL_CONFIG": str(harness_path),
-                "XDG_CACHE_HOME": str(cache_home),
                 # Replies are not recorded as snapshots: the run leaves no
                 # .snap.new in the clone.
                 "INSTA_UPDATE": "no",
@@ -215,10 +218,11 @@ class Prompteval:
             check=True,
         )
 
-    def run(self, label):
+    def run(self, label, cache):
+        """One run; its response cache is `cache`/prompteval."""
         self.runs += 1
         results = self.work / f"prompteval-{self.runs}-{label}"
-        env = dict(self.env, PROMPTEVAL_RESULT_DIR=str(results))
+        env = dict(self.env, PROMPTEVAL_RESULT_DIR=str(results), XDG_CACHE_HOME=str(cache))
         log = self.work / f"prompteval-{self.runs}-{label}.log"
         wall, code = timed(["cargo", "test", "--test", "prompts"], cwd=ROOT, env=env, log=log)
         folders = sorted(results.glob("test_*"))
@@ -259,7 +263,6 @@ class Promptfoo:
         self.env.update(
             {
                 "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo-home"),
-                "PROMPTFOO_CACHE_PATH": str(work / "promptfoo-cache"),
                 # prompteval's [llm] timeout_secs per call (promptfoo: 300 s).
                 "REQUEST_TIMEOUT_MS": str(int(timeout_secs * 1000)),
             }
@@ -277,7 +280,8 @@ class Promptfoo:
             check=True,
         )
 
-    def run(self, label, questions):
+    def run(self, label, questions, cache):
+        """One run; its response cache is `cache`."""
         self.runs += 1
         out = self.work / f"promptfoo-{self.runs}-{label}.json"
         log = self.work / f"promptfoo-{self.runs}-{label}.log"
@@ -292,7 +296,8 @@ class Promptfoo:
             str(out),
             "--no-progress-bar",
         ]
-        wall, code = timed(cmd, cwd=self.work, env=self.env, log=log)
+        env = dict(self.env, PROMPTFOO_CACHE_PATH=str(cache))
+        wall, code = timed(cmd, cwd=self.work, env=env, log=log)
         if not out.exists():
             die(f"promptfoo wrote no results (exit status {code}); see {log}")
         data = json.loads(out.read_text())
@@ -307,7 +312,9 @@ class Promptfoo:
             grading = r.get("gradingResult") or {}
             parts = grading.get("componentResults") or []
             reason = parts[0].get("reason", "") if parts else ""
-            verdict = reason.split(":", 1)[0] if r.get("response") and not r.get("error") else "api_error"
+            # failureReason 2 is promptfoo's ERROR: no reply to judge.
+            failed_call = r.get("failureReason") == 2 or not response or response.get("error")
+            verdict = "api_error" if failed_call else reason.split(":", 1)[0]
             try:
                 messages = json.loads(r["prompt"]["raw"])
             except (TypeError, ValueError):
@@ -359,9 +366,14 @@ def main():
         default=None,
         help="model requests in flight, both tools (default: PROMPTEVAL_CONCURRENCY, else harness.toml's)",
     )
+    parser.add_argument(
+        "--live-runs", type=int, default=2, help="live runs per tool, each with empty caches (default 2)"
+    )
     parser.add_argument("--reruns", type=int, default=3, help="cached reruns per tool (default 3)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, reports)")
     args = parser.parse_args()
+    if args.live_runs < 1 or args.reruns < 1:
+        parser.error("--live-runs and --reruns must be at least 1")
 
     harness = promptfoo_config.load_harness(ROOT / "harness.toml")
     suite = Path(args.suite).resolve() if args.suite else (ROOT / harness.get("suite", "benches-data/example.json"))
@@ -413,7 +425,7 @@ def main():
         config_path = work / "promptfooconfig.json"
         config_path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
 
-        prompteval = Prompteval(work, harness_path, work / "prompteval-cache")
+        prompteval = Prompteval(work, harness_path)
         promptfoo = Promptfoo(work, binary, config_path, concurrency, llm.get("timeout_secs", 30))
         version = promptfoo_version(binary, promptfoo.env)
         prompteval.build()
@@ -430,21 +442,35 @@ def main():
             say(f"model server already running at {base_url} (left running)")
         warm_up(base_url, model)
 
-        say(f"prompteval live ({n_cases} cases)")
-        pe_live = prompteval.run("live")
-        say(f"  {pe_live['wall']:.2f} s")
-        say(f"promptfoo live ({n_cases} cases)")
-        pf_live = promptfoo.run("live", questions)
-        say(f"  {pf_live['wall']:.2f} s")
+        # Live runs, each with empty caches, in the order prompteval,
+        # promptfoo, promptfoo, prompteval, ...: a server that slows down
+        # (other work on the machine) weighs on both tools alike.
+        pe_lives, pf_lives = [], []
+        for i in range(args.live_runs):
+            order = ("prompteval", "promptfoo") if i % 2 == 0 else ("promptfoo", "prompteval")
+            for tool in order:
+                say(f"live run {i + 1}: {tool} ({n_cases} cases, empty cache)")
+                if tool == "prompteval":
+                    pe_lives.append(prompteval.run("live", work / f"prompteval-cache-{i + 1}"))
+                    say(f"  {pe_lives[-1]['wall']:.2f} s")
+                else:
+                    pf_lives.append(promptfoo.run("live", questions, work / f"promptfoo-cache-{i + 1}"))
+                    say(f"  {pf_lives[-1]['wall']:.2f} s")
+        # Reruns from the caches the last live runs filled, alternating.
+        pe_cache = work / f"prompteval-cache-{args.live_runs}"
+        pf_cache = work / f"promptfoo-cache-{args.live_runs}"
         pe_reruns, pf_reruns = [], []
         for i in range(args.reruns):
-            # Alternating, so load from other work on the machine falls on both.
-            pe_reruns.append(prompteval.run("rerun"))
-            pf_reruns.append(promptfoo.run("rerun", questions))
+            pe_reruns.append(prompteval.run("rerun", pe_cache))
+            pf_reruns.append(promptfoo.run("rerun", questions, pf_cache))
             say(f"rerun {i + 1}: prompteval {pe_reruns[-1]['wall']:.2f} s, promptfoo {pf_reruns[-1]['wall']:.2f} s")
 
         # ------------------------------------------------------- report
         keys = [(p, q["id"]) for p, _ in prompts for q in questions]
+        mean = lambda xs: statistics.fmean(xs)  # noqa: E731
+        span = lambda rs: f"{min(r['wall'] for r in rs):.2f}-{max(r['wall'] for r in rs):.2f}"  # noqa: E731
+        pe_live, pf_live = pe_lives[0], pf_lives[0]
+        pe_wall, pf_wall = mean(r["wall"] for r in pe_lives), mean(r["wall"] for r in pf_lives)
         pe_rerun = statistics.median(r["wall"] for r in pe_reruns)
         pf_rerun = statistics.median(r["wall"] for r in pf_reruns)
         cores = os.cpu_count()
@@ -459,22 +485,23 @@ def main():
         print(f"promptfoo: promptfoo eval --max-concurrency {concurrency}, javascript assertion running the program")
         print()
         print(f"{'run':<34} {'prompteval':>11} {'promptfoo':>11} {'promptfoo/prompteval':>21}")
-        print(
-            f"{'live, empty caches':<34} {pe_live['wall']:>9.2f} s {pf_live['wall']:>9.2f} s "
-            f"{ratio(pf_live['wall'], pe_live['wall']):>20.2f}x"
-        )
+        label = f"live, empty caches (mean of {args.live_runs})" if args.live_runs > 1 else "live, empty caches"
+        print(f"{label:<34} {pe_wall:>9.2f} s {pf_wall:>9.2f} s {ratio(pf_wall, pe_wall):>20.2f}x")
+        if args.live_runs > 1:
+            print(f"{'  live runs, min-max':<34} {span(pe_lives):>11} {span(pf_lives):>11}")
         if concurrency == 1:
-            # One request at a time: the sum of the model calls is the part
-            # of the wall time the server spent, the rest is the tool's.
-            pe_model = sum(c["model_secs"] for c in pe_live["cases"].values())
-            pf_model = sum(c["model_secs"] for c in pf_live["cases"].values())
-            pe_rest, pf_rest = pe_live["wall"] - pe_model, pf_live["wall"] - pf_model
-            print(f"{'  in model calls (sum)':<34} {pe_model:>9.2f} s {pf_model:>9.2f} s")
+            # One request at a time: the sum of the model calls (retries
+            # included) is the part of the wall time spent waiting for the
+            # server; the rest is the tool's own.
+            model_secs = lambda r: sum(c["model_secs"] for c in r["cases"].values())  # noqa: E731
+            pe_model = mean(model_secs(r) for r in pe_lives)
+            pf_model = mean(model_secs(r) for r in pf_lives)
+            pe_rest, pf_rest = pe_wall - pe_model, pf_wall - pf_model
+            print(f"{'  in model calls (sum)':<34} {pe_model:>9.2f} s {pf_model:>9.2f} s {ratio(pf_model, pe_model):>20.2f}x")
             print(f"{'  the rest (wall - model calls)':<34} {pe_rest:>9.2f} s {pf_rest:>9.2f} s {ratio(pf_rest, pe_rest):>20.2f}x")
         label = f"rerun from own cache (median of {args.reruns})" if args.reruns > 1 else "rerun from own cache"
         print(f"{label:<34} {pe_rerun:>9.2f} s {pf_rerun:>9.2f} s {ratio(pf_rerun, pe_rerun):>20.2f}x")
         if args.reruns > 1:
-            span = lambda rs: f"{min(r['wall'] for r in rs):.2f}-{max(r['wall'] for r in rs):.2f}"  # noqa: E731
             print(f"{'  reruns, min-max':<34} {span(pe_reruns):>11} {span(pf_reruns):>11}")
 
         failures = []
@@ -485,7 +512,7 @@ def main():
                 failures.append(name)
 
         print()
-        print("same work")
+        print("same work (live run 1)")
         pe_cases, pf_cases = pe_live["cases"], pf_live["cases"]
         n, differ = agreement(keys, pe_cases, pf_cases, "messages")
         check("requests (system + user message) identical", not differ, f"{n}/{len(keys)}")
@@ -502,13 +529,20 @@ def main():
                 f"    {k[0]}::{k[1]}: prompteval {pe_cases.get(k, {}).get('verdict')}, "
                 f"promptfoo {pf_cases.get(k, {}).get('verdict')}"
             )
+        if args.live_runs > 1:
+            same = sum(
+                all(r["cases"].get(k, {}).get("reply") == pe_cases[k]["reply"] for r in pe_lives)
+                and all(reply_as_judged(r["cases"].get(k, {}).get("reply")) == pe_cases[k]["reply"] for r in pf_lives)
+                for k in keys
+            )
+            check("replies identical in every live run", True, f"{same}/{len(keys)}")
 
         print("caches")
-        cache_live = pe_live["summary"].get("cache") or {}
+        misses = [(r["summary"].get("cache") or {}) for r in pe_lives]
         check(
             "prompteval live: model calls",
-            cache_live.get("misses") == n_cases,
-            f"{cache_live.get('misses')} of {n_cases} (cache hits {cache_live.get('hits')})",
+            all(c.get("misses") == n_cases and c.get("hits") == 0 for c in misses),
+            ", ".join(f"{c.get('misses')} (hits {c.get('hits')})" for c in misses),
         )
         calls = [(r["summary"].get("cache") or {}) for r in pe_reruns]
         check(
@@ -516,11 +550,11 @@ def main():
             all(c.get("misses") == 0 and c.get("hits") == n_cases for c in calls),
             ", ".join(f"{c.get('misses')} (hits {c.get('hits')})" for c in calls),
         )
-        live_cached = sum(c["cached"] for c in pf_live["cases"].values())
+        from_model = [sum(not c["cached"] for c in r["cases"].values()) for r in pf_lives]
         check(
             "promptfoo live: replies from the model",
-            live_cached == 0 and len(pf_live["cases"]) == n_cases,
-            f"{len(pf_live['cases']) - live_cached} of {n_cases}",
+            all(n == n_cases for n in from_model),
+            ", ".join(f"{n}/{n_cases}" for n in from_model),
         )
         from_cache = [sum(c["cached"] for c in r["cases"].values()) for r in pf_reruns]
         check(
@@ -528,16 +562,17 @@ def main():
             all(n == n_cases for n in from_cache),
             ", ".join(f"{n}/{n_cases}" for n in from_cache),
         )
-        same_pe = all(
-            all(r["cases"][k]["verdict"] == pe_cases[k]["verdict"] for k in keys) for r in pe_reruns
+        last_pe, last_pf = pe_lives[-1]["cases"], pf_lives[-1]["cases"]
+        same_pe = all(all(r["cases"][k]["verdict"] == last_pe[k]["verdict"] for k in keys) for r in pe_reruns)
+        same_pf = all(all(r["cases"][k]["verdict"] == last_pf[k]["verdict"] for k in keys) for r in pf_reruns)
+        check(
+            "reruns: verdicts as in the live run",
+            same_pe and same_pf,
+            "prompteval and promptfoo" if same_pe and same_pf else f"prompteval {same_pe}, promptfoo {same_pf}",
         )
-        same_pf = all(
-            all(r["cases"][k]["verdict"] == pf_cases[k]["verdict"] for k in keys) for r in pf_reruns
-        )
-        check("reruns: verdicts as in the live run", same_pe and same_pf, "prompteval and promptfoo" if same_pe and same_pf else f"prompteval {same_pe}, promptfoo {same_pf}")
 
         print()
-        print(f"{'accuracy per prompt (live)':<34} {'prompteval':>11} {'promptfoo':>11}")
+        print(f"{'accuracy per prompt (live run 1)':<34} {'prompteval':>11} {'promptfoo':>11}")
         for name, _ in prompts:
             pr = pe_live["summary"]["prompt_results"].get(name, {})
             pe_text = f"{pr.get('correct_answers')}/{pr.get('total_questions')}"
