@@ -47,6 +47,10 @@ struct Entry {
     content: String,
     /// The model name the server reported.
     model: String,
+    /// The server's figures for the answer: a cached case carries the
+    /// tokens and finish reason of the call that produced it.
+    #[serde(default)]
+    usage: crate::backend::Usage,
 }
 
 /// Hits, misses and where the cache is, for summary.json and the terminal.
@@ -213,7 +217,7 @@ impl Backend for CachedBackend {
                 model: entry.model,
                 elapsed: started.elapsed(),
                 cached: true,
-                usage: crate::backend::Usage::default(),
+                usage: entry.usage,
             });
         }
         let reply = self.inner.chat(case, request)?;
@@ -221,6 +225,7 @@ impl Backend for CachedBackend {
             key,
             content: reply.content.clone(),
             model: reply.model.clone(),
+            usage: reply.usage.clone(),
         });
         Ok(reply)
     }

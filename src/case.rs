@@ -192,6 +192,17 @@ pub struct CaseRecord {
     /// The reply came from the response cache: the model was not called.
     #[serde(default)]
     pub cached: bool,
+    /// The server's token counts for this case's call, as it reported them
+    /// (`null`: no call, or a server or recording without figures).
+    #[serde(default)]
+    pub tokens: Option<Tokens>,
+    /// Why the reply ended: `stop`, or `length` when it hit `num_predict` /
+    /// `max_tokens` (the verdict then judged a cut reply).
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// Seconds the server spent generating, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation_secs: Option<f64>,
     /// Seconds spent waiting for the model.
     pub llm_secs: f64,
     /// Seconds the program ran (0 when it never ran).
@@ -200,7 +211,19 @@ pub struct CaseRecord {
     pub finished_at: String,
 }
 
+/// Prompt and completion tokens of one call, or summed over cases.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub prompt: u64,
+    pub completion: u64,
+}
+
 impl CaseRecord {
+    /// Whether the reply stopped at the length limit.
+    pub fn reply_cut(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
+
     pub fn passed(&self) -> bool {
         self.verdict.passed()
     }

@@ -85,6 +85,9 @@ impl Pipeline {
             backend: self.backend.kind().to_string(),
             snapshot: None,
             cached: false,
+            tokens: None,
+            finish_reason: None,
+            generation_secs: None,
             llm_secs: 0.0,
             exec_secs: 0.0,
             finished_at: String::new(),
@@ -96,6 +99,13 @@ impl Pipeline {
         match reply {
             Ok(reply) => {
                 record.cached = reply.cached;
+                let usage = &reply.usage;
+                record.tokens = usage
+                    .prompt_tokens
+                    .zip(usage.completion_tokens)
+                    .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
+                record.finish_reason = usage.finish_reason.clone();
+                record.generation_secs = usage.generation_secs;
                 record.snapshot = Some(match &self.recorder {
                     Some(recorder) => recorder.store.capture(
                         case,

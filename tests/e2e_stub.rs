@@ -386,6 +386,65 @@ fn a_question_passing_in_one_round_and_failing_in_the_other_is_listed_unstable()
     );
 }
 
+/// The summed tokens per prompt are the server's own figures, on both
+/// protocols, and each case's record carries its call's.
+#[test]
+fn token_sums_are_the_servers_figures_on_both_protocols() {
+    let openai = |req: &Request| {
+        let mut r = req.clone();
+        r.path = r.path.replacen("/v1/chat/completions", "/api/chat", 1);
+        two_of_three(&r)
+    };
+    for backend in ["ollama", "openai"] {
+        let server = StubServer::start(move |req: &Request| match req.path.as_str() {
+            "/v1/chat/completions" => match openai(req) {
+                Behaviour::Reply(c) => Behaviour::Reply(c),
+                other => other,
+            },
+            _ => two_of_three(req),
+        });
+        let s = Scratch::new(&format!(
+            "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"{backend}\"\n[openai]\nbase_url = \"{}\"\n",
+            example_suite().display(),
+            server.openai_url()
+        ));
+        let run = s.prompts(&["prompt2"], &[("OLLAMA_HOST", &server.url())]);
+        assert_eq!(run.status, Some(101), "{}", run.both());
+        let path = if backend == "ollama" {
+            "/api/chat"
+        } else {
+            "/v1/chat/completions"
+        };
+        let (mut prompt, mut completion) = (0, 0);
+        for req in server.requests_to(path) {
+            let Behaviour::Reply(content) = openai(&req) else {
+                panic!("every question is answered")
+            };
+            let (p, c) = stub_server::stub_tokens(&req, &content);
+            prompt += p;
+            completion += c;
+        }
+        let summary = s.summary();
+        let tokens = &summary["prompt_results"]["prompt2"]["tokens"];
+        assert_eq!(tokens["prompt"], prompt, "{backend}: {summary}");
+        assert_eq!(tokens["completion"], completion, "{backend}: {summary}");
+        assert_eq!(summary["prompt_results"]["prompt2"]["truncated_replies"], 0);
+        let detailed =
+            std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap();
+        // Each case record carries its call's figures.
+        assert_eq!(
+            detailed.matches("\"finish_reason\":\"stop\"").count(),
+            3,
+            "{backend}"
+        );
+        assert_eq!(
+            detailed.matches("\"tokens\":{\"prompt\":").count(),
+            3,
+            "{backend}"
+        );
+    }
+}
+
 #[test]
 fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
     let server = StubServer::start(|req| {

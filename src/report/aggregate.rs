@@ -23,11 +23,25 @@ pub(crate) struct Tally {
     /// question id -> (passed in some round, failed in some round), in
     /// first-seen order; evaluated cases only.
     outcomes: indexmap::IndexMap<String, (bool, bool)>,
+    /// Summed server figures of the cases that reported them.
+    tokens: crate::case::Tokens,
+    /// Evaluated cases whose reply stopped at the length limit.
+    truncated_replies: usize,
+    /// Completion tokens and seconds of the cases whose server timed them.
+    generated: (u64, f64),
 }
 
 impl Tally {
     pub fn add(&mut self, r: &CaseRecord) {
         self.cases += 1;
+        if let Some(t) = r.tokens {
+            self.tokens.prompt += t.prompt;
+            self.tokens.completion += t.completion;
+            if let Some(secs) = r.generation_secs.filter(|s| *s > 0.0) {
+                self.generated.0 += t.completion;
+                self.generated.1 += secs;
+            }
+        }
         if let Some(f) = r.api_failure.filter(|f| *f != ApiFailure::NotRecorded) {
             *self.api_failures.entry(f).or_insert(0) += 1;
         }
@@ -40,6 +54,9 @@ impl Tally {
             return;
         }
         self.evaluated += 1;
+        if r.reply_cut() {
+            self.truncated_replies += 1;
+        }
         let seen = self
             .outcomes
             .entry(r.case.question_id.clone())
@@ -87,7 +104,11 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
     for (f, n) in tallies.iter().flat_map(|t| &t.api_failures) {
         *api_failures.entry(f.as_str().to_string()).or_insert(0) += n;
     }
+    let (completion, secs) = tallies.iter().fold((0u64, 0.0f64), |(c, s), t| {
+        (c + t.generated.0, s + t.generated.1)
+    });
     Summary {
+        generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         test_id: info.test_id.clone(),
         timestamp: info.timestamp.clone(),
         total_execution_time: round_to(info.total_execution_time, 2),
@@ -136,6 +157,12 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         .map(|(id, _)| id.clone())
         .collect();
     let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
+    if t.truncated_replies > 0 {
+        warnings.push(format!(
+            "{} reply(ies) stopped at the length limit and were judged cut; raise llm.num_predict",
+            t.truncated_replies
+        ));
+    }
     if !unstable_questions.is_empty() {
         warnings.push(format!(
             "{} unstable question(s), passed in some rounds and failed in others: {}",
@@ -146,6 +173,8 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     PromptResult {
         warnings,
         unstable_questions,
+        tokens: t.tokens,
+        truncated_replies: t.truncated_replies,
         accuracy,
         correct_answers: t.correct,
         total_questions: t.evaluated,
@@ -321,6 +350,36 @@ mod tests {
             json["prompt_results"]["prompt2"]["unstable_questions"],
             serde_json::json!([])
         );
+    }
+
+    #[test]
+    fn tokens_are_summed_and_cut_replies_counted_per_prompt() {
+        let mut records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 2, 1, WrongAnswer),
+            record("prompt1", 3, 1, Correct),
+        ];
+        for (r, (p, c, secs)) in
+            records
+                .iter_mut()
+                .zip([(100, 20, 0.5), (200, 1024, 2.0), (50, 0, 0.0)])
+        {
+            r.tokens = Some(crate::case::Tokens {
+                prompt: p,
+                completion: c,
+            });
+            r.generation_secs = Some(secs);
+        }
+        records[1].finish_reason = Some("length".into());
+        records[2].tokens = None;
+        let summary = summary_of(&info(1), &records);
+        let p1 = &summary.prompt_results["prompt1"];
+        assert_eq!((p1.tokens.prompt, p1.tokens.completion), (300, 1044));
+        assert_eq!(p1.truncated_replies, 1);
+        assert!(p1.flags().contains("1 cut replies"), "{}", p1.flags());
+        assert!(p1.warnings.iter().any(|w| w.contains("llm.num_predict")));
+        // 1044 completion tokens in 2.5 s of generation.
+        assert_eq!(summary.generation_speed, Some(417.6));
     }
 
     #[test]

@@ -358,7 +358,9 @@ mod tests {
                 "avg_execution_time": 0.03,
                 "error_breakdown": {"wrong_answer": 1},
                 "not_evaluated": 0,
-                "unstable_questions": []
+                "unstable_questions": [],
+                "tokens": {"prompt": 0, "completion": 0},
+                "truncated_replies": 0
             })
         );
         assert_eq!(json["complete"], true);

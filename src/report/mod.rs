@@ -240,6 +240,10 @@ pub struct Summary {
     #[serde(default)]
     pub cache: Option<CacheStats>,
     pub isolation: serde_json::Value,
+    /// Completion tokens per second of generation, over the cases whose
+    /// server reported how long it generated (`null`: none did).
+    #[serde(default)]
+    pub generation_speed: Option<f64>,
     /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
     /// -> count; every class is listed so the schema does not vary.
     pub api_failures: BTreeMap<String, usize>,
@@ -274,6 +278,14 @@ pub struct PromptResult {
     /// (evaluated rounds only; other failure kinds are all "failed").
     #[serde(default)]
     pub unstable_questions: Vec<String>,
+    /// The server's prompt and completion tokens, summed over the cases
+    /// that reported them.
+    #[serde(default)]
+    pub tokens: crate::case::Tokens,
+    /// Evaluated cases whose reply stopped at the length limit
+    /// (`finish_reason` = `length`): judged, but on a cut reply.
+    #[serde(default)]
+    pub truncated_replies: usize,
     /// Spread of the per-round accuracies, when the prompt ran several rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundStats>,
@@ -305,6 +317,9 @@ impl PromptResult {
         }
         if self.not_evaluated > 0 {
             flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
+        }
+        if self.truncated_replies > 0 {
+            flags.push(format!("✂ {} cut replies", self.truncated_replies));
         }
         if !self.unstable_questions.is_empty() {
             const SHOWN: usize = 3;

@@ -164,6 +164,8 @@ mod tests {
             not_evaluated_reasons: Default::default(),
             warnings: vec![],
             unstable_questions: vec![],
+            tokens: Default::default(),
+            truncated_replies: 0,
             rounds: None,
             threshold: None,
             gate_passed: None,
