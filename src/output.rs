@@ -40,6 +40,11 @@ pub enum Event<'a> {
         journal: &'a Path,
         tail: crate::journal::TornTail,
     },
+    /// Replies that stopped at the length limit (judged, but cut).
+    CutReplies {
+        replies: usize,
+        limit: Option<u32>,
+    },
     /// `PROMPTEVAL_RETRY=errors`: how many finished cases are asked again.
     Retrying {
         errors: usize,
@@ -139,6 +144,12 @@ impl Sink for Console {
             )),
             Event::NothingSelected { line } => say(line),
             Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", dir.display())),
+            Event::CutReplies { replies, limit } => say(format!(
+                "✂️  {replies} reply(ies) stopped at the length limit{} (finish_reason=length) and \
+                 were judged as cut: raise llm.num_predict in harness.toml (max_tokens on \
+                 OpenAI-compatible servers)",
+                limit.map_or_else(String::new, |n| format!(" of {n} tokens"))
+            )),
             Event::Retrying {
                 errors,
                 later_in_chain,

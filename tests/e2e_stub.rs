@@ -429,6 +429,7 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
         assert_eq!(tokens["prompt"], prompt, "{backend}: {summary}");
         assert_eq!(tokens["completion"], completion, "{backend}: {summary}");
         assert_eq!(summary["prompt_results"]["prompt2"]["truncated_replies"], 0);
+        assert!(run.stdout.contains("tokens/case"), "{}", run.stdout);
         let detailed =
             std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap();
         // Each case record carries its call's figures.

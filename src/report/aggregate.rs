@@ -27,6 +27,7 @@ pub(crate) struct Tally {
     tokens: crate::case::Tokens,
     /// Evaluated cases whose reply stopped at the length limit.
     truncated_replies: usize,
+    cases_with_tokens: usize,
     /// Completion tokens and seconds of the cases whose server timed them.
     generated: (u64, f64),
 }
@@ -35,6 +36,7 @@ impl Tally {
     pub fn add(&mut self, r: &CaseRecord) {
         self.cases += 1;
         if let Some(t) = r.tokens {
+            self.cases_with_tokens += 1;
             self.tokens.prompt += t.prompt;
             self.tokens.completion += t.completion;
             if let Some(secs) = r.generation_secs.filter(|s| *s > 0.0) {
@@ -175,6 +177,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         unstable_questions,
         tokens: t.tokens,
         truncated_replies: t.truncated_replies,
+        cases_with_tokens: t.cases_with_tokens,
         accuracy,
         correct_answers: t.correct,
         total_questions: t.evaluated,
@@ -376,6 +379,7 @@ mod tests {
         let p1 = &summary.prompt_results["prompt1"];
         assert_eq!((p1.tokens.prompt, p1.tokens.completion), (300, 1044));
         assert_eq!(p1.truncated_replies, 1);
+        assert_eq!(p1.tokens_text(), "150+522");
         assert!(p1.flags().contains("1 cut replies"), "{}", p1.flags());
         assert!(p1.warnings.iter().any(|w| w.contains("llm.num_predict")));
         // 1044 completion tokens in 2.5 s of generation.

@@ -286,6 +286,9 @@ pub struct PromptResult {
     /// (`finish_reason` = `length`): judged, but on a cut reply.
     #[serde(default)]
     pub truncated_replies: usize,
+    /// How many cases `tokens` sums (the table's per-case mean).
+    #[serde(skip)]
+    pub cases_with_tokens: usize,
     /// Spread of the per-round accuracies, when the prompt ran several rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundStats>,
@@ -301,6 +304,19 @@ impl PromptResult {
     pub fn accuracy_text(&self) -> String {
         self.accuracy
             .map_or_else(|| "-".to_string(), |a| format!("{a:.1}%"))
+    }
+
+    /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
+    /// the server reported none.
+    pub fn tokens_text(&self) -> String {
+        match self.cases_with_tokens {
+            0 => "-".to_string(),
+            n => format!(
+                "{}+{}",
+                self.tokens.prompt / n as u64,
+                self.tokens.completion / n as u64
+            ),
+        }
     }
 
     /// `0.07s`, or `-` when no program ran.

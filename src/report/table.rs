@@ -16,7 +16,16 @@ pub fn terminal_table(summary: &Summary) -> String {
         .prompt_results
         .values()
         .any(|r| !r.flags().is_empty());
+    // Tokens per case only where the server reported them (not in replays
+    // of recordings without figures), so the spec's table stays as it was.
+    let tokens = summary
+        .prompt_results
+        .values()
+        .any(|r| r.cases_with_tokens > 0);
     let mut header = vec!["Prompt", "準確率", "正確/總數", "平均執行時間"];
+    if tokens {
+        header.push("tokens/case");
+    }
     if rounds {
         header.extend(["最低", "最高", "標準差"]);
     }
@@ -33,6 +42,9 @@ pub fn terminal_table(summary: &Summary) -> String {
                 format!("{}/{}", r.correct_answers, r.total_questions),
                 r.avg_time_text(),
             ];
+            if tokens {
+                row.push(r.tokens_text());
+            }
             if rounds {
                 row.extend(match &r.rounds {
                     Some(s) => vec![
@@ -166,6 +178,7 @@ mod tests {
             unstable_questions: vec![],
             tokens: Default::default(),
             truncated_replies: 0,
+            cases_with_tokens: 0,
             rounds: None,
             threshold: None,
             gate_passed: None,

@@ -497,6 +497,17 @@ impl Session {
                 message: format!("cannot write the report: {e}"),
             })?;
         out.emit(Event::Table(&report::terminal_table(&summary)));
+        let cut: usize = summary
+            .prompt_results
+            .values()
+            .map(|r| r.truncated_replies)
+            .sum();
+        if cut > 0 {
+            out.emit(Event::CutReplies {
+                replies: cut,
+                limit: self.config.llm.num_predict,
+            });
+        }
         out.emit(Event::Saved {
             summary: &written.summary_json,
             quick_view: &written.quick_view,
