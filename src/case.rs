@@ -112,15 +112,25 @@ pub enum ApiFailure {
     /// Not a server failure: replay has no recording of this exact request.
     /// The case is `not_evaluated`, never a model failure.
     NotRecorded,
+    /// Not the model's failure: the prompt did not fit the server's context
+    /// window (llama-server refused it; Ollama cut its start). The case is
+    /// `not_evaluated`: its verdict would be about a prompt nobody wrote.
+    PromptTooLong,
 }
 
 impl ApiFailure {
+    /// Failures that say nothing about the model: the case is not evaluated.
+    pub fn not_evaluated(self) -> bool {
+        matches!(self, ApiFailure::NotRecorded | ApiFailure::PromptTooLong)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ApiFailure::ApiError => "api_error",
             ApiFailure::Timeout => "timeout",
             ApiFailure::ConnectionFailed => "connection_failed",
             ApiFailure::NotRecorded => "not_recorded",
+            ApiFailure::PromptTooLong => "prompt_too_long",
         }
     }
 }

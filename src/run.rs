@@ -127,7 +127,7 @@ impl Pipeline {
                 }
             }
             Err(e) => {
-                if e.failure == ApiFailure::NotRecorded {
+                if e.failure.not_evaluated() {
                     tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
                     record.verdict = Verdict::NotEvaluated;
                 } else {
@@ -228,6 +228,9 @@ pub fn trial_outcome_of(
 ) -> TrialOutcome {
     match (verdict, failure) {
         (Verdict::Correct, _) => TrialOutcome::Passed,
+        (Verdict::NotEvaluated, Some(ApiFailure::PromptTooLong)) => {
+            TrialOutcome::Ignored("not evaluated: the prompt did not fit the context window".into())
+        }
         (Verdict::NotEvaluated, Some(ApiFailure::NotRecorded)) => {
             TrialOutcome::Ignored("not evaluated: no recording of this exact request".into())
         }

@@ -530,3 +530,49 @@ fn an_ollama_compatible_server_without_api_version_passes_the_check() {
         e.message
     );
 }
+
+/// A prompt longer than the context window is never a model outcome:
+/// llama-server refuses it (HTTP 400 `exceed_context_size_error`), Ollama
+/// cuts its start and says so only through `prompt_eval_count`. Both are
+/// `PromptTooLong` (the case is not evaluated), asked once, with the fix.
+#[test]
+fn a_prompt_beyond_the_context_window_is_prompt_too_long_on_both_protocols() {
+    let server = chat_server(
+        OPENAI,
+        Behaviour::Status(
+            400,
+            json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}})
+            .to_string(),
+        ),
+    );
+    let e = chat_fails(OPENAI, &server, 3);
+    assert_eq!(e.failure, ApiFailure::PromptTooLong, "{e}");
+    assert!(e.message.contains("llama-server -c"), "{e}");
+    assert_eq!(server.requests_to(OPENAI.chat_path).len(), 1);
+
+    let server = chat_server(
+        OLLAMA,
+        Behaviour::Status(
+            200,
+            json!({"model": STUB_MODEL, "done": true, "done_reason": "stop",
+                "message": {"role": "assistant", "content": "print(2)"},
+                "prompt_eval_count": 4096, "eval_count": 3})
+            .to_string(),
+        ),
+    );
+    let e = chat_fails(OLLAMA, &server, 3);
+    assert_eq!(e.failure, ApiFailure::PromptTooLong, "{e}");
+    assert!(e.message.contains("num_ctx 4096"), "{e}");
+    // Just inside the window is an ordinary answer.
+    let server = chat_server(
+        OLLAMA,
+        Behaviour::Status(
+            200,
+            json!({"model": STUB_MODEL, "done": true, "message": {"role": "assistant", "content": "print(2)"},
+                "prompt_eval_count": 4095, "eval_count": 3})
+            .to_string(),
+        ),
+    );
+    assert_eq!(chat(OLLAMA, &server, 0).unwrap().content, "print(2)");
+}

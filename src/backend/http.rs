@@ -72,6 +72,7 @@ impl Attempted for CallError {
             Outcome::Dropped => format!("connection dropped before an answer ({})", self.detail),
             Outcome::TimedOut | Outcome::Queued | Outcome::Generating => self.detail.clone(),
             Outcome::Status(code) => format!("HTTP {code}: {}", self.detail),
+            Outcome::PromptTooLong => format!("the prompt does not fit: {}", self.detail),
             Outcome::BadBody => format!("unreadable answer: {}", self.detail),
         }
     }
@@ -87,6 +88,10 @@ impl Attempted for CallError {
             Outcome::Generating => "raise llm.timeout_secs in harness.toml (it counts from the \
                                     start of the answer), lower llm.num_predict, or use a \
                                     smaller model"
+                .into(),
+            Outcome::PromptTooLong => "raise the server's context window (llama-server -c, \
+                                       llm.num_ctx for Ollama) or lower history.max_entries / \
+                                       history.max_chars"
                 .into(),
             Outcome::Status(429) => {
                 "run fewer cases at once (--test-threads) or raise llm.backoff_ms".into()
@@ -112,6 +117,7 @@ impl CallError {
         match self.outcome {
             Outcome::ConnectFailed | Outcome::Dropped => ApiFailure::ConnectionFailed,
             Outcome::TimedOut | Outcome::Queued | Outcome::Generating => ApiFailure::Timeout,
+            Outcome::PromptTooLong => ApiFailure::PromptTooLong,
             Outcome::Status(_) | Outcome::BadBody => ApiFailure::ApiError,
         }
     }
@@ -279,7 +285,13 @@ impl HttpClient {
                 .body_mut()
                 .read_to_string()
                 .map_err(|e| self.chat_transport_error(&e, url, limits))?;
-            return Err(self.error(Outcome::Status(status), url, &error_text(&text)));
+            // llama-server: 400 with `"type": "exceed_context_size_error"`.
+            let outcome = if text.contains("exceed_context_size") {
+                Outcome::PromptTooLong
+            } else {
+                Outcome::Status(status)
+            };
+            return Err(self.error(outcome, url, &error_text(&text)));
         }
         let content_type = response
             .headers()

@@ -141,7 +141,23 @@ impl Backend for Ollama {
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `message.thinking` (reasoning models) is deliberately not read.
         let body = chat_body(request);
-        self.http.chat("/api/chat", &body, request, Wire::Ollama)
+        let reply = self.http.chat("/api/chat", &body, request, Wire::Ollama)?;
+        // Ollama does not refuse a prompt longer than num_ctx: it drops its
+        // start and answers, and prompt_eval_count then stops at the window.
+        if let (Some(used), Some(window)) = (reply.usage.prompt_tokens, request.options.num_ctx)
+            && used >= u64::from(window)
+        {
+            return Err(BackendError {
+                failure: crate::case::ApiFailure::PromptTooLong,
+                message: format!(
+                    "Ollama at {}: the prompt filled the context window (prompt_eval_count {used} \
+                     >= num_ctx {window}), so Ollama dropped its start; raise llm.num_ctx or \
+                     lower history.max_entries / history.max_chars",
+                    self.http.base_url()
+                ),
+            });
+        }
+        Ok(reply)
     }
 }
 

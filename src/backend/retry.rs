@@ -39,6 +39,8 @@ pub enum Outcome {
     Queued,
     /// The answer started but did not finish within `llm.timeout_secs`.
     Generating,
+    /// The server refused the prompt as longer than its context window.
+    PromptTooLong,
     /// The server answered with this HTTP status.
     Status(u16),
     /// The server answered, but the body was not what the protocol promises.
@@ -53,6 +55,7 @@ impl Outcome {
             // Sending it again would queue it again, or make the server
             // redo the work it was doing: more load, not an answer.
             Outcome::Queued | Outcome::Generating => false,
+            Outcome::PromptTooLong => false,
             Outcome::Status(code) => code == 429 || (500..=599).contains(&code),
             Outcome::BadBody => false,
         }

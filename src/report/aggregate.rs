@@ -44,12 +44,13 @@ impl Tally {
                 self.generated.1 += secs;
             }
         }
-        if let Some(f) = r.api_failure.filter(|f| *f != ApiFailure::NotRecorded) {
+        if let Some(f) = r.api_failure.filter(|f| !f.not_evaluated()) {
             *self.api_failures.entry(f).or_insert(0) += 1;
         }
         if !r.evaluated() {
             let reason = match r.api_failure {
                 Some(ApiFailure::NotRecorded) => "history differs",
+                Some(ApiFailure::PromptTooLong) => "prompt cut",
                 _ => "harness error",
             };
             *self.not_evaluated.entry(reason.to_string()).or_insert(0) += 1;
@@ -159,6 +160,13 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         .map(|(id, _)| id.clone())
         .collect();
     let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
+    if let Some(n) = t.not_evaluated.get("prompt cut") {
+        warnings.push(format!(
+            "{n} prompt(s) did not fit the model's context window and were not evaluated: \
+             raise llm.num_ctx (and the server's own window, e.g. llama-server -c), or lower \
+             history.max_entries / history.max_chars"
+        ));
+    }
     if t.truncated_replies > 0 {
         warnings.push(format!(
             "{} reply(ies) stopped at the length limit and were judged cut; raise llm.num_predict",
@@ -177,6 +185,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         unstable_questions,
         tokens: t.tokens,
         truncated_replies: t.truncated_replies,
+        truncated_prompts: t.not_evaluated.get("prompt cut").copied().unwrap_or(0),
         cases_with_tokens: t.cases_with_tokens,
         accuracy,
         correct_answers: t.correct,
@@ -384,6 +393,23 @@ mod tests {
         assert!(p1.warnings.iter().any(|w| w.contains("llm.num_predict")));
         // 1044 completion tokens in 2.5 s of generation.
         assert_eq!(summary.generation_speed, Some(417.6));
+    }
+
+    #[test]
+    fn a_cut_prompt_is_counted_and_kept_out_of_the_accuracy() {
+        let mut records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 2, 1, NotEvaluated),
+        ];
+        records[1].api_failure = Some(ApiFailure::PromptTooLong);
+        let summary = summary_of(&info(1), &records);
+        let p1 = &summary.prompt_results["prompt1"];
+        assert_eq!(p1.truncated_prompts, 1);
+        assert_eq!((p1.accuracy, p1.total_questions), (Some(100.0), 1));
+        assert_eq!(p1.not_evaluated_reasons["prompt cut"], 1);
+        assert!(p1.flags().contains("1 cut prompts"), "{}", p1.flags());
+        assert!(p1.warnings.iter().any(|w| w.contains("llm.num_ctx")));
+        assert_eq!(summary.api_failures.get("prompt_too_long"), None);
     }
 
     #[test]

@@ -360,7 +360,8 @@ mod tests {
                 "not_evaluated": 0,
                 "unstable_questions": [],
                 "tokens": {"prompt": 0, "completion": 0},
-                "truncated_replies": 0
+                "truncated_replies": 0,
+                "truncated_prompts": 0
             })
         );
         assert_eq!(json["complete"], true);

@@ -286,6 +286,10 @@ pub struct PromptResult {
     /// (`finish_reason` = `length`): judged, but on a cut reply.
     #[serde(default)]
     pub truncated_replies: usize,
+    /// Cases whose prompt did not fit the context window: not evaluated
+    /// (also in `not_evaluated`), never a model failure.
+    #[serde(default)]
+    pub truncated_prompts: usize,
     /// How many cases `tokens` sums (the table's per-case mean).
     #[serde(skip)]
     pub cases_with_tokens: usize,
@@ -333,6 +337,9 @@ impl PromptResult {
         }
         if self.not_evaluated > 0 {
             flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
+        }
+        if self.truncated_prompts > 0 {
+            flags.push(format!("✂ {} cut prompts", self.truncated_prompts));
         }
         if self.truncated_replies > 0 {
             flags.push(format!("✂ {} cut replies", self.truncated_replies));

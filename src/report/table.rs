@@ -178,6 +178,7 @@ mod tests {
             unstable_questions: vec![],
             tokens: Default::default(),
             truncated_replies: 0,
+            truncated_prompts: 0,
             cases_with_tokens: 0,
             rounds: None,
             threshold: None,
