@@ -117,6 +117,7 @@ impl Pipeline {
                             endpoint: &self.backend.endpoint(),
                             request: &request,
                             inputs: &inputs,
+                            usage: Some(&reply.usage),
                         },
                     ),
                     None => SnapshotState::Replayed,

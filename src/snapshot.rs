@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{ChatRequest, RequestKey};
+use crate::backend::{ChatRequest, RequestKey, Usage};
 use crate::case::{CaseId, SnapshotState};
 use crate::request::PromptInputs;
 
@@ -30,6 +30,9 @@ pub struct Recorded {
     /// `None` when the snapshot holds no readable request: it can answer nothing.
     pub request: Option<RequestKey>,
     pub inputs: Option<PromptInputs>,
+    /// The server's figures for the recorded reply (recordings made before
+    /// they were kept have none).
+    pub usage: Option<Usage>,
 }
 
 /// What goes into a snapshot's metadata (`info:`): enough to reproduce the
@@ -41,28 +44,37 @@ pub struct SnapshotInfo<'a> {
     pub endpoint: &'a str,
     pub request: &'a ChatRequest,
     pub inputs: &'a PromptInputs,
+    /// Replayed cases carry the recorded call's tokens and finish reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<&'a Usage>,
 }
 
 /// The part of `info:` that replay reads back.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct StoredInfo {
     request: Option<RequestKey>,
     inputs: Option<PromptInputs>,
+    #[serde(default)]
+    usage: Option<Usage>,
 }
 
 /// The request key stored in a snapshot's metadata. insta exposes the
 /// metadata only through `private_info` (doc-hidden but public; insta is
 /// pinned in Cargo.lock, and a change there fails the replay tests).
-fn stored_info(snapshot: &insta::Snapshot) -> (Option<RequestKey>, Option<PromptInputs>) {
-    let parsed = snapshot
+fn stored_info(snapshot: &insta::Snapshot) -> StoredInfo {
+    snapshot
         .metadata()
         .private_info()
         .and_then(|content| serde_json::to_value(content).ok())
-        .and_then(|value| serde_json::from_value::<StoredInfo>(value).ok());
-    match parsed {
-        Some(info) => (info.request, info.inputs),
-        None => (None, None),
-    }
+        .and_then(|value| serde_json::from_value::<StoredInfo>(value).ok())
+        .unwrap_or_default()
+}
+
+/// What a recording answers: its request and what that was built from. Not
+/// the server's figures, whose timings differ on every call.
+fn answered(snapshot: &insta::Snapshot) -> (Option<RequestKey>, Option<PromptInputs>) {
+    let info = stored_info(snapshot);
+    (info.request, info.inputs)
 }
 
 /// insta's comparison plus the request: a reply recorded for another request
@@ -72,8 +84,7 @@ struct SameReplySameRequest;
 
 impl insta::Comparator for SameReplySameRequest {
     fn matches(&self, reference: &insta::Snapshot, test: &insta::Snapshot) -> bool {
-        insta::DefaultComparator.matches(reference, test)
-            && stored_info(reference) == stored_info(test)
+        insta::DefaultComparator.matches(reference, test) && answered(reference) == answered(test)
     }
 
     fn dyn_clone(&self) -> Box<dyn insta::Comparator> {
@@ -160,12 +171,13 @@ impl SnapshotStore {
         }
         let snap = insta::Snapshot::from_file(&path).ok()?;
         let reply = snap.contents().as_text()?.to_string();
-        let (request, inputs) = stored_info(&snap);
+        let info = stored_info(&snap);
         Some(Recorded {
             reply,
             description: snap.metadata().description().map(str::to_string),
-            request,
-            inputs,
+            request: info.request,
+            inputs: info.inputs,
+            usage: info.usage,
         })
     }
 

@@ -408,7 +408,10 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
             example_suite().display(),
             server.openai_url()
         ));
-        let run = s.prompts(&["prompt2"], &[("OLLAMA_HOST", &server.url())]);
+        let run = s.prompts(
+            &["prompt2"],
+            &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
+        );
         assert_eq!(run.status, Some(101), "{}", run.both());
         let path = if backend == "ollama" {
             "/api/chat"
@@ -432,6 +435,14 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
         assert!(run.stdout.contains("tokens/case"), "{}", run.stdout);
         let detailed =
             std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap();
+        // A replay of those recordings carries the recorded figures.
+        let replay = s.prompts(&["prompt2"], &[("PROMPTEVAL_BACKEND", "replay")]);
+        assert_eq!(replay.status, Some(101), "{}", replay.both());
+        assert_eq!(
+            s.summary()["prompt_results"]["prompt2"]["tokens"],
+            summary["prompt_results"]["prompt2"]["tokens"],
+            "{backend}: replayed"
+        );
         // Each case record carries its call's figures.
         assert_eq!(
             detailed.matches("\"finish_reason\":\"stop\"").count(),

@@ -446,7 +446,7 @@ impl Backend for Replay {
             model: request.model.clone(),
             elapsed: start.elapsed(),
             cached: false,
-            usage: crate::backend::Usage::default(),
+            usage: recorded.usage.unwrap_or_default(),
         })
     }
 }
@@ -533,6 +533,7 @@ mod tests {
                     endpoint: "nowhere",
                     request: &built.request,
                     inputs: &built.inputs,
+                    usage: None,
                 },
             );
             history.push(HistoryEntry {
