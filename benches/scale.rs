@@ -168,6 +168,15 @@ fn scratch(suite: &Path, extra: &str) -> Scratch {
     ))
 }
 
+/// A run answered by `server` and, once it has answered, by the cache.
+fn cached_run_env(server: &StubServer) -> [(&'static str, String); 3] {
+    [
+        ("OLLAMA_HOST", server.url()),
+        ("PROMPTEVAL_CACHE", "on".to_string()),
+        ("INSTA_UPDATE", "no".to_string()),
+    ]
+}
+
 fn main() {
     // `cargo bench` passes --bench; this target takes no other arguments.
     let _ = prompts_binary();
@@ -187,11 +196,7 @@ fn main() {
     let (server, _) = numbers_server(Duration::ZERO);
     let path = suite(data.path(), "overhead.json", 1, n);
     let s = scratch(&path, "[history]\nenabled = false\n");
-    let env = [
-        ("OLLAMA_HOST", server.url()),
-        ("PROMPTEVAL_CACHE", "on".to_string()),
-        ("INSTA_UPDATE", "no".to_string()),
-    ];
+    let env = cached_run_env(&server);
     let env = borrowed(&env);
     run(&s, &[], &env);
     let calls = server.requests_to("/api/chat").len();
@@ -243,11 +248,7 @@ fn main() {
     for &size in &sizes() {
         let path = suite(data.path(), &format!("scale{size}.json"), 1, size);
         let s = scratch(&path, "[history]\nenabled = false\n");
-        let env = [
-            ("OLLAMA_HOST", server.url()),
-            ("PROMPTEVAL_CACHE", "on".to_string()),
-            ("INSTA_UPDATE", "no".to_string()),
-        ];
+        let env = cached_run_env(&server);
         let env = borrowed(&env);
         run(&s, &[], &env);
         let (wall, rss) = run(&s, &[], &env);

@@ -390,19 +390,14 @@ fn a_question_passing_in_one_round_and_failing_in_the_other_is_listed_unstable()
 /// protocols, and each case's record carries its call's.
 #[test]
 fn token_sums_are_the_servers_figures_on_both_protocols() {
-    let openai = |req: &Request| {
+    // two_of_three for either protocol's chat path.
+    let answer = |req: &Request| {
         let mut r = req.clone();
         r.path = r.path.replacen("/v1/chat/completions", "/api/chat", 1);
         two_of_three(&r)
     };
     for backend in ["ollama", "openai"] {
-        let server = StubServer::start(move |req: &Request| match req.path.as_str() {
-            "/v1/chat/completions" => match openai(req) {
-                Behaviour::Reply(c) => Behaviour::Reply(c),
-                other => other,
-            },
-            _ => two_of_three(req),
-        });
+        let server = StubServer::start(answer);
         let s = Scratch::new(&format!(
             "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"{backend}\"\n[openai]\nbase_url = \"{}\"\n",
             example_suite().display(),
@@ -420,7 +415,7 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
         };
         let (mut prompt, mut completion) = (0, 0);
         for req in server.requests_to(path) {
-            let Behaviour::Reply(content) = openai(&req) else {
+            let Behaviour::Reply(content) = answer(&req) else {
                 panic!("every question is answered")
             };
             let (p, c) = stub_server::stub_tokens(&req, &content);

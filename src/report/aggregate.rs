@@ -6,6 +6,10 @@ use crate::case::{ApiFailure, CaseRecord, Verdict};
 
 use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
 
+/// The not-evaluated reason of a prompt that did not fit the context window;
+/// `truncated_prompts` counts it.
+const PROMPT_CUT: &str = "prompt cut";
+
 /// One prompt's counts, built one record at a time.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
@@ -50,7 +54,7 @@ impl Tally {
         if !r.evaluated() {
             let reason = match r.api_failure {
                 Some(ApiFailure::NotRecorded) => "history differs",
-                Some(ApiFailure::PromptTooLong) => "prompt cut",
+                Some(ApiFailure::PromptTooLong) => PROMPT_CUT,
                 _ => "harness error",
             };
             *self.not_evaluated.entry(reason.to_string()).or_insert(0) += 1;
@@ -160,7 +164,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         .map(|(id, _)| id.clone())
         .collect();
     let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
-    if let Some(n) = t.not_evaluated.get("prompt cut") {
+    if let Some(n) = t.not_evaluated.get(PROMPT_CUT) {
         warnings.push(format!(
             "{n} prompt(s) did not fit the model's context window and were not evaluated: \
              raise llm.num_ctx (and the server's own window, e.g. llama-server -c), or lower \
@@ -185,7 +189,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         unstable_questions,
         tokens: t.tokens,
         truncated_replies: t.truncated_replies,
-        truncated_prompts: t.not_evaluated.get("prompt cut").copied().unwrap_or(0),
+        truncated_prompts: t.not_evaluated.get(PROMPT_CUT).copied().unwrap_or(0),
         cases_with_tokens: t.cases_with_tokens,
         accuracy,
         correct_answers: t.correct,

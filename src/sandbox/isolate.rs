@@ -51,15 +51,25 @@ impl NamespacePlan {
     /// Maps the harness's own ids, so files keep their owners: the only
     /// mapping an unprivileged user may write.
     pub fn new(tmpfs: Option<CString>, report: OwnedFd) -> NamespacePlan {
-        let uid = rustix::process::getuid().as_raw();
-        let gid = rustix::process::getgid().as_raw();
+        let (uid_map, gid_map) = id_maps();
         NamespacePlan {
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            uid_map,
+            gid_map,
             tmpfs,
             report,
         }
     }
+}
+
+/// uid_map and gid_map contents mapping the harness's own ids, so files
+/// keep their owners: the only mapping an unprivileged user may write.
+pub(super) fn id_maps() -> (Vec<u8>, Vec<u8>) {
+    let uid = rustix::process::getuid().as_raw();
+    let gid = rustix::process::getgid().as_raw();
+    (
+        format!("{uid} {uid} 1\n").into_bytes(),
+        format!("{gid} {gid} 1\n").into_bytes(),
+    )
 }
 
 impl ChildPlan {
@@ -121,13 +131,18 @@ fn write_file(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
 }
 
 fn write_script(code: &[u8]) -> io::Result<()> {
-    let fd = openat(
+    write_all(create_script()?.as_raw_fd(), code)
+}
+
+/// A new, empty main.py in the current folder (the case folder).
+/// Async-signal-safe.
+pub(super) fn create_script() -> io::Result<OwnedFd> {
+    Ok(openat(
         CWD,
         c"main.py",
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
-    )?;
-    write_all(fd.as_raw_fd(), code)
+    )?)
 }
 
 pub(super) fn write_all(fd: i32, mut data: &[u8]) -> io::Result<()> {
@@ -154,6 +169,12 @@ pub(super) const REPORT_STATUS: i32 = 2;
 pub(super) const REPORT_INTERMEDIATE: i32 = 3;
 /// A setup step failed: the value is `stage << 16 | errno`.
 pub(super) const REPORT_FAILED: i32 = 4;
+
+/// The (kind, value) of one report message.
+pub(super) fn decode_report(msg: &[u8; 8]) -> (i32, i32) {
+    let word = |i: usize| i32::from_ne_bytes([msg[i], msg[i + 1], msg[i + 2], msg[i + 3]]);
+    (word(0), word(4))
+}
 
 pub(super) fn report_message(fd: i32, kind: i32, value: i32) {
     let mut msg = [0u8; 8];

@@ -737,8 +737,7 @@ impl Report {
     fn next(&mut self) -> Option<(i32, i32)> {
         let mut msg = [0u8; 8];
         self.pipe.read_exact(&mut msg).ok()?;
-        let word = |i: usize| i32::from_ne_bytes([msg[i], msg[i + 1], msg[i + 2], msg[i + 3]]);
-        Some((word(0), word(4)))
+        Some(isolate::decode_report(&msg))
     }
 }
 

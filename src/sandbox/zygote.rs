@@ -29,7 +29,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rustix::fs::{CWD, Mode as FileMode, OFlags, StatVfsMountFlags, openat};
+use rustix::fs::StatVfsMountFlags;
 use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
 use rustix::net::{
     AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
@@ -161,7 +161,7 @@ impl Zygote {
                 None => None,
             },
             ruleset,
-            ids: IdMaps::of_harness(),
+            ids: isolate::id_maps(),
             slot: c_path(slot.path())?,
             case: c_path(&case)?,
             bind_flags: locked_flags(slot.path()),
@@ -191,7 +191,7 @@ impl Zygote {
             return Err("the fork server did not start within 5 s".into());
         }
         match rustix::net::recv(&self.sock, &mut msg, rustix::net::RecvFlags::empty()) {
-            Ok((8, _)) => match decode(&msg) {
+            Ok((8, _)) => match isolate::decode_report(&msg) {
                 (READY, _) => Ok(()),
                 (_, value) => Err(stage_error(value)),
             },
@@ -337,7 +337,7 @@ impl Watch {
             let mut msg = [0u8; 8];
             match self.pipe.read(&mut msg) {
                 Ok(0) => return true,
-                Ok(8) => self.note(decode(&msg)),
+                Ok(8) => self.note(isolate::decode_report(&msg)),
                 // Messages are written whole; anything else is the end.
                 Ok(_) => return true,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -399,11 +399,6 @@ fn readable(fd: BorrowedFd, deadline: Option<Instant>) -> bool {
     }
 }
 
-fn decode(msg: &[u8; 8]) -> (i32, i32) {
-    let word = |i: usize| i32::from_ne_bytes([msg[i], msg[i + 1], msg[i + 2], msg[i + 3]]);
-    (word(0), word(4))
-}
-
 fn stage_error(value: i32) -> String {
     let stage = STAGES
         .get((value >> 16) as usize)
@@ -434,23 +429,6 @@ fn locked_flags(p: &Path) -> MountFlags {
         }
     }
     flags
-}
-
-/// uid and gid maps of the harness's own ids (see isolate::NamespacePlan).
-struct IdMaps {
-    uid: Vec<u8>,
-    gid: Vec<u8>,
-}
-
-impl IdMaps {
-    fn of_harness() -> IdMaps {
-        let uid = rustix::process::getuid().as_raw();
-        let gid = rustix::process::getgid().as_raw();
-        IdMaps {
-            uid: format!("{uid} {uid} 1\n").into_bytes(),
-            gid: format!("{gid} {gid} 1\n").into_bytes(),
-        }
-    }
 }
 
 /// execve's arguments, as null-terminated pointer arrays built before the fork.
@@ -494,7 +472,8 @@ struct Plan {
     null: OwnedFd,
     cgroup: Option<File>,
     ruleset: Option<OwnedFd>,
-    ids: IdMaps,
+    /// uid_map and gid_map contents (isolate::id_maps).
+    ids: (Vec<u8>, Vec<u8>),
     slot: CString,
     case: CString,
     bind_flags: MountFlags,
@@ -595,7 +574,7 @@ fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: Ow
         REPORT_INTERMEDIATE,
         rustix::process::getpid().as_raw_nonzero().get(),
     );
-    if let Err(e) = isolate::enter_namespaces(&plan.ids.uid, &plan.ids.gid) {
+    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1) {
         fail(NAMESPACES, e);
     }
     let slot = plan.slot.as_c_str();
@@ -652,12 +631,7 @@ fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: Ow
 
 /// Copies the script from its memfd to main.py in the case folder.
 fn copy_script(script: &OwnedFd) -> io::Result<()> {
-    let target = openat(
-        CWD,
-        c"main.py",
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
-        FileMode::from_raw_mode(0o600),
-    )?;
+    let target = isolate::create_script()?;
     let mut buf = [0u8; 16 * 1024];
     let mut offset = 0;
     loop {
