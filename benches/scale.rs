@@ -106,6 +106,29 @@ fn run(s: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Duration, f64) {
     (started.elapsed(), peak_kb as f64 / 1024.0)
 }
 
+/// CPU seconds the whole machine has spent busy (all cores, user and
+/// kernel, including kernel threads): a run's CPU cost is the difference,
+/// less noisy than wall time on a 2-core machine.
+fn busy_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal ...
+    let busy: f64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ![3, 4].contains(i) && *i < 8)
+        .map(|(_, t)| t)
+        .sum();
+    busy / 100.0
+}
+
 /// The same programs the harness ran, spawned directly, `parallel` at a time.
 fn direct(python: &Path, n: usize, parallel: usize) -> Duration {
     let next = Arc::new(AtomicUsize::new(0));
@@ -200,15 +223,22 @@ fn main() {
     let env = borrowed(&env);
     run(&s, &[], &env);
     let calls = server.requests_to("/api/chat").len();
+    let cpu = busy_cpu_secs();
     let (wall, _) = run(&s, &[], &env);
+    let cpu = busy_cpu_secs() - cpu;
     let rerun_calls = server.requests_to("/api/chat").len() - calls;
+    let floor_cpu = busy_cpu_secs();
     let floor = direct(&resolved_python(), n, cores);
+    let floor_cpu = busy_cpu_secs() - floor_cpu;
     println!(
-        "{:<34} {:>10.2} s {:>20.2} s {:>7.2}x",
+        "{:<34} {:>10.2} s {:>20.2} s {:>7.2}x   cpu {:.1} s vs {:.1} s = {:.2}x",
         format!("overhead: {n} cases, cached"),
         wall.as_secs_f64(),
         floor.as_secs_f64(),
-        wall.as_secs_f64() / floor.as_secs_f64()
+        wall.as_secs_f64() / floor.as_secs_f64(),
+        cpu,
+        floor_cpu,
+        cpu / floor_cpu
     );
     println!(
         "{:<34} {:>12} {:>22} {:>8}",

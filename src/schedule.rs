@@ -75,7 +75,10 @@ struct Shared<W: Work> {
     asked: Mutex<VecDeque<(usize, W::Asked)>>,
     asked_changed: Condvar,
     results: Mutex<Vec<Option<TrialOutcome>>>,
-    results_changed: Condvar,
+    /// The libtest thread waiting for each case, woken alone when its case
+    /// ends: one condition variable for all of them woke every waiting
+    /// thread (up to 64) on every case.
+    waiters: Mutex<HashMap<usize, std::thread::Thread>>,
     /// Cases without a result yet.
     remaining: std::sync::atomic::AtomicUsize,
     interrupted: Arc<AtomicBool>,
@@ -149,7 +152,7 @@ impl<W: Work> Scheduler<W> {
             asked: Mutex::new(VecDeque::new()),
             asked_changed: Condvar::new(),
             results: Mutex::new(vec![None; n]),
-            results_changed: Condvar::new(),
+            waiters: Mutex::new(HashMap::new()),
             remaining: std::sync::atomic::AtomicUsize::new(n),
             interrupted,
             closing: AtomicBool::new(n == 0),
@@ -170,20 +173,22 @@ impl<W: Work> Scheduler<W> {
     pub fn wait(&self, case: &CaseId) -> Option<TrialOutcome> {
         let i = *self.index.get(case)?;
         let s = &self.shared;
-        let mut results = lock(&s.results);
         loop {
-            if let Some(outcome) = &results[i] {
-                return Some(outcome.clone());
+            {
+                let results = lock(&s.results);
+                if let Some(outcome) = &results[i] {
+                    lock(&s.waiters).remove(&i);
+                    return Some(outcome.clone());
+                }
+                if s.interrupted.load(Ordering::SeqCst) {
+                    return None;
+                }
+                // Registered under the results lock: `complete` sets the
+                // result under it too, so it finds this waiter to unpark.
+                lock(&s.waiters).insert(i, std::thread::current());
             }
-            if s.interrupted.load(Ordering::SeqCst) {
-                return None;
-            }
-            // Interrupts come from a signal handler, which cannot notify.
-            results = s
-                .results_changed
-                .wait_timeout(results, Duration::from_millis(100))
-                .map(|(g, _)| g)
-                .unwrap_or_else(|p| p.into_inner().0);
+            // Interrupts come from a signal handler, which cannot unpark.
+            std::thread::park_timeout(Duration::from_millis(100));
         }
     }
 
@@ -295,7 +300,9 @@ impl<W: Work> Shared<W> {
             }
         }
         let first = lock(&self.results)[i].replace(finished.outcome).is_none();
-        self.results_changed.notify_all();
+        if let Some(waiter) = lock(&self.waiters).remove(&i) {
+            waiter.unpark();
+        }
         if first && self.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.close();
         }

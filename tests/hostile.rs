@@ -101,6 +101,7 @@ fn main() -> ExitCode {
         disk_fill_is_bounded,
         mounts_cannot_be_changed,
         every_case_starts_from_a_clean_folder,
+        the_network_namespace_is_left_as_found,
     ]);
     trials::run(&args, trials)
 }
@@ -346,6 +347,50 @@ print(sorted(os.listdir('.')), up)
         assert!(r.stdout.starts_with("dirtied"), "{r:?}");
         let r = run(look);
         assert_eq!(r.stdout, "['main.py'] ['case']\n", "{r:?}");
+    }
+}
+
+/// The cases of a slot share its fork server's empty network namespace:
+/// none may bring its loopback up or leave a listener for the next case.
+fn the_network_namespace_is_left_as_found(_: FullIsolation) {
+    let meddle = r#"
+import fcntl, os, socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    # SIOCSIFFLAGS on lo with IFF_UP | IFF_LOOPBACK | IFF_RUNNING
+    fcntl.ioctl(s, 0x8914, struct.pack('16sH', b'lo', 0x1 | 0x8 | 0x40))
+    print('lo up')
+except OSError as e:
+    print('lo refused', e.errno)
+u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+u.bind('\0prompteval-left-behind')
+u.listen(1)
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(30)
+print('listening')
+"#;
+    let probe = r#"
+import socket
+try:
+    socket.socket().bind(('127.0.0.1', 0))
+    print('loopback usable')
+except OSError as e:
+    print('loopback down', e.errno)
+u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    u.connect('\0prompteval-left-behind')
+    print('reached the last case')
+except OSError as e:
+    print('nobody there', e.errno)
+"#;
+    for _ in 0..3 {
+        let r = run(meddle);
+        assert!(r.stdout.contains("lo refused"), "{r:?}");
+        assert!(r.stdout.contains("listening"), "{r:?}");
+        let r = run(probe);
+        assert!(r.stdout.contains("loopback down"), "{r:?}");
+        assert!(r.stdout.contains("nobody there"), "{r:?}");
     }
 }
 

@@ -181,22 +181,47 @@ fn write(
         files::DetailedWriter::create(&detailed_report, info, summary.finished_cases)?;
     let mut cases = files::CasesCsv::create(&cases_csv)?;
     let mut page = html::PageWriter::create(&quick_view, info, &summary)?;
-    let mut case_files = Vec::new();
-    for group in groups {
-        detailed.start_prompt(group)?;
-        page.start_prompt(group, &summary)?;
-        let dir = run_dir.join(&group.dir);
-        std::fs::create_dir_all(&dir)?;
-        records.each(group, |r| {
-            detailed.case(r)?;
-            cases.case(r)?;
-            page.case(group, r)?;
-            case_files.push(python::write_case_file(&dir, r)?);
+    // The per-case .py files are written on a second thread: creating a
+    // thousand files is most of a report's time (inode allocation), and the
+    // run's other cores are idle by now. The channel is bounded, so at most
+    // a few records are held at once.
+    let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, CaseRecord)>(64);
+    let case_files = std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
+        let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
+            let mut written = Vec::new();
+            for (dir, record) in cases_to_write {
+                written.push(python::write_case_file(&dir, &record)?);
+            }
+            Ok(written)
+        });
+        let mut main = || -> std::io::Result<()> {
+            for group in groups {
+                detailed.start_prompt(group)?;
+                page.start_prompt(group, &summary)?;
+                let dir = run_dir.join(&group.dir);
+                std::fs::create_dir_all(&dir)?;
+                records.each(group, |r| {
+                    detailed.case(r)?;
+                    cases.case(r)?;
+                    page.case(group, r)?;
+                    // A closed channel means the writer failed: its error
+                    // is the one reported below.
+                    let _ = to_writer.send((dir.clone(), r.clone()));
+                    Ok(())
+                })?;
+                detailed.end_prompt()?;
+                page.end_prompt()?;
+            }
             Ok(())
-        })?;
-        detailed.end_prompt()?;
-        page.end_prompt()?;
-    }
+        };
+        let written = main();
+        drop(to_writer);
+        let files = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
+        written?;
+        files
+    })?;
     detailed.finish()?;
     cases.finish()?;
     page.finish()?;

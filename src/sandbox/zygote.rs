@@ -9,8 +9,9 @@
 //! is born in it, so a server that joined once pays it once.
 //!
 //! Every case starts from the same clean state: the server never runs case
-//! code. A case is a fork of it that unshares user, network, pid, mount and
-//! IPC namespaces, binds the slot folder read-only, mounts a fresh tmpfs on
+//! code. A case is a fork of it that unshares user, pid, mount and IPC
+//! namespaces (the network namespace, empty, is the server's: see
+//! `isolate::enter_slot_network`), binds the slot folder read-only, mounts a fresh tmpfs on
 //! `slot/case`, writes main.py there and execs the interpreter as pid 2 under
 //! a reaper, as the per-case path in isolate.rs does. What a case leaves
 //! behind dies with its pid namespace, and its files with its tmpfs.
@@ -58,6 +59,7 @@ const STAGES: &[&str] = &[
     "enforcing landlock",
     "executing the interpreter",
     "forking the case",
+    "creating the slot's network namespace",
 ];
 const JOIN_CGROUP: i32 = 0;
 const NAMESPACES: i32 = 1;
@@ -70,6 +72,7 @@ const REAPER: i32 = 7;
 const LANDLOCK: i32 = 8;
 const EXEC: i32 = 9;
 const FORK: i32 = 10;
+const SLOT_NETWORK: i32 = 11;
 
 /// The server's "ready" message after it joined its cgroup.
 const READY: i32 = 0;
@@ -496,6 +499,10 @@ fn serve(plan: Plan) -> ! {
         report_message(sock, REPORT_FAILED, failure(JOIN_CGROUP, &e));
         exit(1);
     }
+    if let Err(e) = isolate::enter_slot_network(&plan.ids.0, &plan.ids.1) {
+        report_message(sock, REPORT_FAILED, failure(SLOT_NETWORK, &e));
+        exit(1);
+    }
     let mut keep = [
         sock,
         plan.null.as_raw_fd(),
@@ -574,7 +581,7 @@ fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: Ow
         REPORT_INTERMEDIATE,
         rustix::process::getpid().as_raw_nonzero().get(),
     );
-    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1) {
+    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1, isolate::Network::Slot) {
         fail(NAMESPACES, e);
     }
     let slot = plan.slot.as_c_str();
@@ -683,7 +690,7 @@ mod tests {
         ));
         assert!(text.contains("mounting the case tmpfs"), "{text}");
         assert!(text.contains("not permitted"), "{text}");
-        assert_eq!(STAGES.len() as i32, FORK + 1);
+        assert_eq!(STAGES.len() as i32, SLOT_NETWORK + 1);
     }
 
     #[test]

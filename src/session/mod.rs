@@ -391,6 +391,7 @@ impl Session {
             model: cap.map_or(config.concurrency, |c| c.min(config.concurrency)),
             execute: cap.map_or(cores, |c| c.min(cores)),
         };
+        sandbox.prepare(pools.execute);
         let history = config.history.enabled.then_some(config.history.max_entries);
         let pipeline = Arc::new(Pipeline {
             config: config.clone(),
