@@ -207,6 +207,10 @@ impl Backend for CachedBackend {
         self.inner.model_identity()
     }
 
+    fn window(&self) -> crate::backend::ServerWindow {
+        self.inner.window()
+    }
+
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         let started = Instant::now();
         let key = self.key(case, request);
@@ -261,6 +265,7 @@ mod tests {
                 return Err(BackendError {
                     failure: ApiFailure::ApiError,
                     message: "HTTP 500".into(),
+                    usage: None,
                 });
             }
             Ok(Reply {

@@ -109,6 +109,9 @@ pub struct HistoryConfig {
     /// Each earlier answer (the extracted code) is abbreviated to this many characters.
     pub answer_chars: usize,
     pub language: HistoryLanguage,
+    /// Leave out the oldest shown entries while a prompt would not fit
+    /// `llm.num_ctx` with `llm.num_predict` left for the reply.
+    pub fit_window: bool,
 }
 
 impl Default for HistoryConfig {
@@ -120,6 +123,7 @@ impl Default for HistoryConfig {
             question_chars: 600,
             answer_chars: 300,
             language: HistoryLanguage::Zh,
+            fit_window: true,
         }
     }
 }

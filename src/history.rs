@@ -138,11 +138,18 @@ pub fn build_prompt(
     history: &[HistoryEntry],
     cfg: &HistoryConfig,
 ) -> String {
+    render_prompt(template, question, kept(history, cfg), cfg)
+}
+
+/// The user message showing exactly `shown` (oldest first).
+pub fn render_prompt(
+    template: &str,
+    question: &str,
+    shown: &[HistoryEntry],
+    cfg: &HistoryConfig,
+) -> String {
     let l = labels(cfg.language);
-    let rendered: Vec<String> = kept(history, cfg)
-        .iter()
-        .map(|e| render_entry(e, cfg, l))
-        .collect();
+    let rendered: Vec<String> = shown.iter().map(|e| render_entry(e, cfg, l)).collect();
     let base = base(template);
     if rendered.is_empty() {
         return format!("{base}\n\n{}{question}", l.now);

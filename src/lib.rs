@@ -48,3 +48,4 @@ pub mod schedule;
 pub mod session;
 pub mod snapshot;
 pub mod suite;
+pub mod window;

@@ -38,6 +38,8 @@ pub struct Pipeline {
     pub journal: Journal,
     /// `None` when replaying: the replies already are recordings.
     pub recorder: Option<Recorder>,
+    /// Whether a case's history was shortened to fit the window (said once).
+    pub history_fitted: std::sync::atomic::AtomicBool,
 }
 
 /// A case after the model stage: the record so far and the reply, if any.
@@ -59,6 +61,7 @@ impl Pipeline {
             request,
             user,
             inputs,
+            left_out_to_fit,
         } = request::build(
             &self.config,
             &self.model,
@@ -66,6 +69,21 @@ impl Pipeline {
             &question.question,
             history,
         );
+        if left_out_to_fit > 0
+            && !self
+                .history_fitted
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tracing::warn!(
+                case = %case.test_name(),
+                "history shortened to fit the context window: from this case on, the oldest \
+                 earlier questions are left out while a prompt would exceed llm.num_ctx ({}) \
+                 less llm.num_predict ({}) for the reply; raise both (and the server's window) \
+                 to show more, or set history.fit_window = false",
+                self.config.llm.num_ctx.unwrap_or(0),
+                self.config.llm.num_predict.unwrap_or(0)
+            );
+        }
         let mut record = CaseRecord {
             case: case.clone(),
             name: case.test_name(),
@@ -99,13 +117,7 @@ impl Pipeline {
         match reply {
             Ok(reply) => {
                 record.cached = reply.cached;
-                let usage = &reply.usage;
-                record.tokens = usage
-                    .prompt_tokens
-                    .zip(usage.completion_tokens)
-                    .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
-                record.finish_reason = usage.finish_reason.clone();
-                record.generation_secs = usage.generation_secs;
+                note_usage(&mut record, &reply.usage);
                 record.snapshot = Some(match &self.recorder {
                     Some(recorder) => recorder.store.capture(
                         case,
@@ -128,6 +140,9 @@ impl Pipeline {
                 }
             }
             Err(e) => {
+                if let Some(usage) = &e.usage {
+                    note_usage(&mut record, usage);
+                }
                 if e.failure.not_evaluated() {
                     tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
                     record.verdict = Verdict::NotEvaluated;
@@ -241,4 +256,14 @@ pub fn trial_outcome_of(
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The server's own figures for the call, on the case's record.
+fn note_usage(record: &mut CaseRecord, usage: &crate::backend::Usage) {
+    record.tokens = usage
+        .prompt_tokens
+        .zip(usage.completion_tokens)
+        .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
+    record.finish_reason = usage.finish_reason.clone();
+    record.generation_secs = usage.generation_secs;
 }

@@ -438,6 +438,27 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
             summary["prompt_results"]["prompt2"]["tokens"],
             "{backend}: replayed"
         );
+        // A cached rerun asks nothing and carries the figures of the calls
+        // that produced its replies.
+        let cached = [
+            ("OLLAMA_HOST", server.url()),
+            ("PROMPTEVAL_CACHE", "on".into()),
+        ];
+        let cached: Vec<(&str, &str)> = cached.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        s.prompts(&["prompt2"], &cached);
+        let calls = server.requests_to(path).len();
+        let rerun = s.prompts(&["prompt2"], &cached);
+        assert_eq!(rerun.status, Some(101), "{}", rerun.both());
+        assert_eq!(
+            server.requests_to(path).len(),
+            calls,
+            "{backend}: cache hits"
+        );
+        assert_eq!(
+            s.summary()["prompt_results"]["prompt2"]["tokens"],
+            summary["prompt_results"]["prompt2"]["tokens"],
+            "{backend}: cached"
+        );
         // Each case record carries its call's figures.
         assert_eq!(
             detailed.matches("\"finish_reason\":\"stop\"").count(),
@@ -449,6 +470,136 @@ fn token_sums_are_the_servers_figures_on_both_protocols() {
             3,
             "{backend}"
         );
+    }
+}
+
+/// A server with a small context window and a reply-length limit, on both
+/// protocols: Ollama cuts the long prompt (its `prompt_eval_count` stops at
+/// the `num_ctx` sent), llama-server refuses it (400). The cut prompt is
+/// never judged, the cut reply is judged and marked, and the token sums
+/// are the server's figures for every call it answered.
+#[test]
+fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() {
+    let padding = "Some context the question carries. ".repeat(100);
+    let suite = serde_json::json!({
+        "p1": "Solve: {question}",
+        "questions": [
+            {"id": "short", "question": "Print the number 1", "answer": "1"},
+            {"id": "long", "question": format!("Print the number 2. {padding}"), "answer": "2"},
+            {"id": "verbose", "question": "Print the number 3", "answer": "3"},
+        ]
+    });
+    let verbose = format!(
+        "```python\nprint(3)\n{}```",
+        "# a long explanation\n".repeat(20)
+    );
+    let answer = move |req: &Request| -> Behaviour {
+        let q = req.current_question();
+        if !req.path.ends_with("/chat") && !req.path.ends_with("/completions") {
+            Behaviour::Default
+        } else if q.contains("number 3") {
+            Behaviour::Reply(verbose.clone())
+        } else if q.contains("number 2") {
+            Behaviour::Reply("```python\nprint(2)\n```".into())
+        } else {
+            Behaviour::Reply("```python\nprint(1)\n```".into())
+        }
+    };
+    for backend in ["ollama", "openai"] {
+        let server = StubServer::start(answer.clone());
+        server.set_context_window(200);
+        let s = Scratch::new(&format!(
+            "model = \"{STUB_MODEL}\"\nbackend = \"{backend}\"\n[openai]\nbase_url = \"{}\"\n\
+             [llm]\nnum_ctx = 200\nnum_predict = 40\n[history]\nenabled = false\n",
+            server.openai_url()
+        ));
+        let suite_path = s.write("window.json", &suite.to_string());
+        let run = s.prompts(
+            &[],
+            &[
+                ("PROMPTEVAL_SUITE", suite_path.to_str().unwrap()),
+                ("OLLAMA_HOST", &server.url()),
+                ("INSTA_UPDATE", "always"),
+            ],
+        );
+        assert_ne!(run.status, Some(2), "{backend}: {}", run.both());
+        // Said before the first case, with the settings to change.
+        assert!(
+            run.stderr.contains("will not be evaluated") && run.stderr.contains("llm.num_predict"),
+            "{backend}: {}",
+            run.stderr
+        );
+        let summary = s.summary();
+        let p1 = &summary["prompt_results"]["p1"];
+        assert_eq!(p1["truncated_prompts"], 1, "{backend}: {summary}");
+        assert_eq!(p1["truncated_replies"], 1, "{backend}: {summary}");
+        assert_eq!(
+            p1["total_questions"], 2,
+            "{backend}: the cut prompt is in no denominator: {summary}"
+        );
+        // The token sums are what the server said, call by call.
+        let path = if backend == "ollama" {
+            "/api/chat"
+        } else {
+            "/v1/chat/completions"
+        };
+        let (mut prompt, mut completion, mut calls) = (0, 0, 0);
+        for req in server.requests_to(path) {
+            let Behaviour::Reply(content) = answer(&req) else {
+                panic!("every question is answered")
+            };
+            if let Ok(g) = stub_server::stub_generation(&req, &content, Some(200)) {
+                prompt += g.prompt_tokens;
+                completion += g.completion_tokens;
+                calls += 1;
+            }
+        }
+        assert_eq!(calls, if backend == "ollama" { 3 } else { 2 }, "{backend}");
+        assert_eq!(p1["tokens"]["prompt"], prompt, "{backend}: {summary}");
+        assert_eq!(
+            p1["tokens"]["completion"], completion,
+            "{backend}: {summary}"
+        );
+        // libtest: the cut prompt is ignored with the reason, never failed.
+        let long = run
+            .stdout
+            .lines()
+            .find(|l| l.contains("p1::long"))
+            .unwrap_or_default();
+        assert!(long.contains("ignored"), "{backend}: {}", run.stdout);
+        assert!(long.contains("context window"), "{backend}: {long}");
+        assert!(
+            run.stdout.contains("✂ 1 cut prompts"),
+            "{backend}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("✂ 1 cut replies"),
+            "{backend}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("raise llm.num_predict")
+                || run.stderr.contains("raise llm.num_predict"),
+            "{backend}: {}",
+            run.both()
+        );
+        let detailed: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap(),
+        )
+        .unwrap();
+        let cases = detailed["prompts"][0]["cases"].as_array().unwrap().clone();
+        let by_id = |id: &str| {
+            cases
+                .iter()
+                .find(|c| c["case"]["question_id"] == id)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(by_id("long")["api_failure"], "prompt_too_long", "{backend}");
+        assert_eq!(by_id("verbose")["finish_reason"], "length", "{backend}");
+        assert_ne!(by_id("verbose")["verdict"], "not_evaluated", "{backend}");
+        assert_eq!(by_id("short")["verdict"], "correct", "{backend}");
     }
 }
 

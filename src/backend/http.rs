@@ -148,6 +148,20 @@ impl HttpClient {
         &self.base_url
     }
 
+    /// GET `path` at the server's root (the base URL without a trailing
+    /// `/v1`), for optional facts such as llama-server's `/props` or an
+    /// Ollama behind its OpenAI endpoint: `None` on any failure.
+    pub fn probe_root(&self, path: &str) -> Option<Value> {
+        let root = self.base_url.strip_suffix("/v1").unwrap_or(&self.base_url);
+        let at_root = HttpClient {
+            agent: self.agent.clone(),
+            base_url: root.to_string(),
+            api_key: self.api_key.clone(),
+            hints: self.hints,
+        };
+        at_root.send(path, None, CHECK_TIMEOUT).ok()
+    }
+
     /// Removes the API key from text that came from elsewhere (a server's
     /// error body may echo the request).
     fn redact(&self, text: &str) -> String {
@@ -285,8 +299,7 @@ impl HttpClient {
                 .body_mut()
                 .read_to_string()
                 .map_err(|e| self.chat_transport_error(&e, url, limits))?;
-            // llama-server: 400 with `"type": "exceed_context_size_error"`.
-            let outcome = if text.contains("exceed_context_size") {
+            let outcome = if (400..500).contains(&status) && says_prompt_too_long(&text) {
                 Outcome::PromptTooLong
             } else {
                 Outcome::Status(status)
@@ -349,6 +362,7 @@ impl HttpClient {
                 e.url,
                 e.summary()
             ),
+            usage: None,
         }
     }
 
@@ -483,9 +497,39 @@ fn trim_float(x: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
+/// Whether a refusal says the prompt exceeds the context window, in the
+/// words of the servers that refuse rather than cut: llama-server
+/// (`exceed_context_size_error`), OpenAI (`context_length_exceeded`), vLLM
+/// and LiteLLM ("maximum context length is N tokens").
+fn says_prompt_too_long(body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    [
+        "exceed_context_size",
+        "context_length_exceeded",
+        "maximum context length",
+        "exceeds the available context size",
+    ]
+    .iter()
+    .any(|phrase| body.contains(phrase))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_of_a_long_prompt_are_recognised_in_each_servers_words() {
+        for body in [
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#,
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+            r#"{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens","type":"BadRequestError","code":400}"#,
+        ] {
+            assert!(says_prompt_too_long(body), "{body}");
+        }
+        assert!(!says_prompt_too_long(
+            r#"{"error":{"message":"bad n_predict"}}"#
+        ));
+    }
 
     #[test]
     fn error_text_reads_both_protocols_and_raw_bodies() {

@@ -153,6 +153,9 @@ pub struct Usage {
 pub struct BackendError {
     pub failure: ApiFailure,
     pub message: String,
+    /// What the server reported for a call it answered but that cannot be
+    /// judged (Ollama's cut prompt): the tokens were spent all the same.
+    pub usage: Option<Usage>,
 }
 
 impl std::fmt::Display for BackendError {
@@ -193,8 +196,23 @@ pub trait Backend: Send + Sync {
     fn model_identity(&self) -> Option<String> {
         None
     }
+    /// What the connection test learnt of the server's context window.
+    fn window(&self) -> ServerWindow {
+        ServerWindow::default()
+    }
     /// One chat completion for `case`.
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
+}
+
+/// The server's context window as the connection test saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerWindow {
+    /// Tokens per request where the server says (llama-server's `/props`:
+    /// `n_ctx` per slot, that is `-c` divided by `-np`).
+    pub tokens: Option<u32>,
+    /// The OpenAI endpoint of an Ollama: it does not apply `num_ctx` and
+    /// cuts a longer prompt without a word.
+    pub ollama_behind_openai: bool,
 }
 
 /// Removes `<think>...</think>` reasoning that some models put in the content.

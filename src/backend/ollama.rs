@@ -155,6 +155,7 @@ impl Backend for Ollama {
                      lower history.max_entries / history.max_chars",
                     self.http.base_url()
                 ),
+                usage: Some(reply.usage),
             });
         }
         Ok(reply)

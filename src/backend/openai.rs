@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::http::{HttpClient, ServerHints};
 use super::stream::Wire;
-use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
+use super::{Backend, BackendError, ChatRequest, ConnectError, Reply, ServerWindow};
 use crate::case::CaseId;
 
 static HINTS: ServerHints = ServerHints {
@@ -41,6 +41,8 @@ fn first_key(var: impl Fn(&str) -> Option<String>) -> Option<String> {
 #[derive(Debug)]
 pub struct OpenAi {
     http: HttpClient,
+    /// Set by the connection test.
+    window: std::sync::OnceLock<ServerWindow>,
 }
 
 impl OpenAi {
@@ -49,6 +51,29 @@ impl OpenAi {
     pub fn new(base_url: &str, api_key: Option<String>) -> OpenAi {
         OpenAi {
             http: HttpClient::new(base_url, api_key, &HINTS),
+            window: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// llama-server says its window per slot at `/props`; an Ollama answers
+    /// `/api/version` at the same root. Other servers say neither.
+    fn probe_window(&self) -> ServerWindow {
+        let props = self.http.probe_root("/props");
+        let tokens = props.as_ref().and_then(|p| {
+            p["default_generation_settings"]["n_ctx"]
+                .as_u64()
+                .or(p["n_ctx"].as_u64())
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|&n| n > 0)
+        });
+        let ollama_behind_openai = tokens.is_none()
+            && self
+                .http
+                .probe_root("/api/version")
+                .is_some_and(|v| v["version"].is_string());
+        ServerWindow {
+            tokens,
+            ollama_behind_openai,
         }
     }
 }
@@ -91,11 +116,15 @@ impl Backend for OpenAi {
             .filter_map(|m| m["id"].as_str())
             .map(str::to_string)
             .collect();
-        if ids.iter().any(|id| id == model) {
-            Ok(())
-        } else {
-            Err(self.http.missing_model(model, &ids))
+        if !ids.iter().any(|id| id == model) {
+            return Err(self.http.missing_model(model, &ids));
         }
+        let _ = self.window.set(self.probe_window());
+        Ok(())
+    }
+
+    fn window(&self) -> ServerWindow {
+        self.window.get().cloned().unwrap_or_default()
     }
 
     /// OpenAI-compatible servers report no digest: the server's address

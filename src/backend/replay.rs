@@ -419,6 +419,7 @@ impl Backend for Replay {
         let not_recorded = |message: String| BackendError {
             failure: ApiFailure::NotRecorded,
             message,
+            usage: None,
         };
         let Some(recorded) = self.store.read(case) else {
             return Err(not_recorded(format!(

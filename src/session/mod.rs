@@ -303,6 +303,16 @@ impl Session {
         let retried = resume.as_ref().and_then(|r| r.retried.clone());
         let cache = open_cache(&config);
         let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
+        let server_window = source.backend.window();
+        for warning in crate::window::warnings(
+            &config,
+            &suite,
+            &source.runnable,
+            source.backend.kind(),
+            &server_window,
+        ) {
+            tracing::warn!("{warning}");
+        }
         let model = config.model.clone();
 
         let (run_dir, manifest) = match resume {
@@ -401,6 +411,7 @@ impl Session {
             sandbox,
             journal,
             recorder,
+            history_fitted: Default::default(),
         });
         let running = source.runnable.len();
         let scheduler = Scheduler::start(

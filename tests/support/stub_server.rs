@@ -125,6 +125,8 @@ type Script = Arc<dyn Fn(&Request) -> Behaviour + Send + Sync>;
 struct Shared {
     script: RwLock<Script>,
     models: RwLock<Vec<String>>,
+    /// llama-server's context window (`-c`), for the OpenAI protocol.
+    window: RwLock<Option<u64>>,
     requests: Mutex<Vec<Request>>,
     /// Bumped by stop/restart/drop: connections of older generations end.
     generation: AtomicU64,
@@ -152,6 +154,7 @@ impl StubServer {
         let shared = Arc::new(Shared {
             script: RwLock::new(Arc::new(script)),
             models: RwLock::new(vec![STUB_MODEL.to_string()]),
+            window: RwLock::new(None),
             requests: Mutex::new(Vec::new()),
             generation: AtomicU64::new(0),
             dropped: AtomicBool::new(false),
@@ -205,6 +208,14 @@ impl StubServer {
     /// The models that `/api/tags` and `/v1/models` list by default.
     pub fn set_models(&self, models: &[&str]) {
         *self.shared.models.write().unwrap() = models.iter().map(|m| m.to_string()).collect();
+    }
+
+    /// Acts as a llama-server started with `-c tokens` on the OpenAI
+    /// protocol: `/props` reports the window and a longer prompt is refused
+    /// with 400 `exceed_context_size_error`. (On Ollama's protocol the
+    /// request's own `num_ctx` is the window, and a longer prompt is cut.)
+    pub fn set_context_window(&self, tokens: u64) {
+        *self.shared.window.write().unwrap() = Some(tokens);
     }
 
     /// Closes the listener and every open connection: new connections are
@@ -284,6 +295,61 @@ fn handle(stream: TcpStream, shared: &Shared, generation: u64) {
     act(stream, &request, behaviour, &models, shared, generation);
 }
 
+/// What the stub's model generates for a request and an intended reply,
+/// as a real server would bound it: the reply stops at `num_predict` /
+/// `max_tokens` (finish reason `length`); on Ollama's protocol a prompt
+/// beyond the request's `num_ctx` is cut (`prompt_eval_count` stops at the
+/// window); on the OpenAI protocol, beyond [`StubServer::set_context_window`],
+/// it is refused (`Err` with the status and body llama-server sends).
+pub fn stub_generation(
+    request: &Request,
+    content: &str,
+    window: Option<u64>,
+) -> Result<Generation, (u16, String)> {
+    let (mut prompt_tokens, completion_tokens) = stub_tokens(request, content);
+    let ollama = request.path == "/api/chat";
+    let options = &request.json["options"];
+    if ollama {
+        if let Some(n_ctx) = options["num_ctx"].as_u64() {
+            prompt_tokens = prompt_tokens.min(n_ctx);
+        }
+    } else if let Some(n_ctx) = window.filter(|&n| prompt_tokens > n) {
+        let body = json!({"error": {"code": 400,
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error", "n_prompt_tokens": prompt_tokens, "n_ctx": n_ctx}});
+        return Err((400, body.to_string()));
+    }
+    let limit = if ollama {
+        options["num_predict"].as_u64()
+    } else {
+        request.json["max_tokens"].as_u64()
+    };
+    Ok(match limit.filter(|&n| completion_tokens > n) {
+        Some(n) => Generation {
+            content: content.chars().take(n as usize * 4).collect(),
+            prompt_tokens,
+            completion_tokens: n,
+            finish: "length",
+        },
+        None => Generation {
+            content: content.to_string(),
+            prompt_tokens,
+            completion_tokens,
+            finish: "stop",
+        },
+    })
+}
+
+/// A reply as the stub's model produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    pub content: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// `stop` or `length`.
+    pub finish: &'static str,
+}
+
 fn act(
     mut stream: TcpStream,
     request: &Request,
@@ -292,28 +358,28 @@ fn act(
     shared: &Shared,
     generation: u64,
 ) {
+    let window = *shared.window.read().unwrap();
     let wait_until_over = || {
         while !shared.is_over(generation) {
             std::thread::sleep(Duration::from_millis(10));
         }
     };
     match behaviour {
-        Behaviour::Default => match streamed_answer(request, "stub reply") {
-            Some((kind, body)) if default_answer(request, models).0 == 200 => {
-                respond_as(&mut stream, 200, kind, &body)
-            }
-            _ => {
-                let (status, body) = default_answer(request, models);
+        Behaviour::Default => {
+            let (status, body) = default_answer(request, models, window);
+            if status == 200 && is_chat(request) {
+                reply(&mut stream, request, "stub reply", window);
+            } else {
                 respond(&mut stream, status, &body);
             }
-        },
-        Behaviour::Reply(text) => reply(&mut stream, request, &text),
+        }
+        Behaviour::Reply(text) => reply(&mut stream, request, &text, window),
         Behaviour::Queued(wait, text) => {
             let until = std::time::Instant::now() + wait;
             while std::time::Instant::now() < until && !shared.is_over(generation) {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            reply(&mut stream, request, &text);
+            reply(&mut stream, request, &text, window);
         }
         Behaviour::Status(status, body) => respond(&mut stream, status, &body),
         Behaviour::Malformed => respond(
@@ -326,7 +392,7 @@ fn act(
         }
         Behaviour::Hang => wait_until_over(),
         Behaviour::Trickle => {
-            let answer = chat_answer(request, "too late").unwrap_or_default();
+            let answer = chat_answer(request, &Generation::plain("too late")).unwrap_or_default();
             // Leading whitespace is valid JSON, so only the time is wrong.
             let body = format!("{}{answer}", " ".repeat(100_000));
             let head = format!(
@@ -346,13 +412,34 @@ fn act(
     }
 }
 
-/// A chat answer with `content`: streamed when the request asks for it.
-fn reply(stream: &mut TcpStream, request: &Request, content: &str) {
-    match streamed_answer(request, content) {
+/// A chat answer with `content` as the stub's model would produce it (see
+/// [`stub_generation`]): streamed when the request asks for it.
+fn reply(stream: &mut TcpStream, request: &Request, content: &str, window: Option<u64>) {
+    let generated = match stub_generation(request, content, window) {
+        Ok(g) => g,
+        Err((status, body)) => return respond(stream, status, &body),
+    };
+    match streamed_answer(request, &generated) {
         Some((kind, body)) => respond_as(stream, 200, kind, &body),
         None => {
-            let body = chat_answer(request, content).unwrap_or_else(|| content.to_string());
+            let body = chat_answer(request, &generated).unwrap_or_else(|| content.to_string());
             respond(stream, 200, &body);
+        }
+    }
+}
+
+fn is_chat(request: &Request) -> bool {
+    matches!(request.path.as_str(), "/api/chat" | "/v1/chat/completions")
+}
+
+impl Generation {
+    /// `content` whole, with token counts of 1.
+    fn plain(content: &str) -> Generation {
+        Generation {
+            content: content.to_string(),
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            finish: "stop",
         }
     }
 }
@@ -375,15 +462,16 @@ pub fn stub_tokens(request: &Request, content: &str) -> (u64, u64) {
 
 /// `content` in three pieces (split at character boundaries), in the
 /// streaming format of the request's protocol, when it asked for a stream.
-fn streamed_answer(request: &Request, content: &str) -> Option<(&'static str, String)> {
+fn streamed_answer(request: &Request, g: &Generation) -> Option<(&'static str, String)> {
     if request.json["stream"] != json!(true) {
         return None;
     }
     let model = request.json["model"].as_str().unwrap_or(STUB_MODEL);
-    let chars: Vec<char> = content.chars().collect();
+    let chars: Vec<char> = g.content.chars().collect();
     let third = chars.len().div_ceil(3).max(1);
     let pieces: Vec<String> = chars.chunks(third).map(|c| c.iter().collect()).collect();
-    let (prompt_tokens, completion_tokens) = stub_tokens(request, content);
+    let (prompt_tokens, completion_tokens, finish) =
+        (g.prompt_tokens, g.completion_tokens, g.finish);
     let mut body = String::new();
     match request.path.as_str() {
         "/api/chat" => {
@@ -394,7 +482,7 @@ fn streamed_answer(request: &Request, content: &str) -> Option<(&'static str, St
             }
             let last = json!({"model": model, "created_at": "2025-01-01T00:00:00Z",
                 "message": {"role": "assistant", "content": ""}, "done": true,
-                "done_reason": "stop", "total_duration": 1_000_000,
+                "done_reason": finish, "total_duration": 1_000_000,
                 "prompt_eval_count": prompt_tokens, "eval_count": completion_tokens,
                 "eval_duration": 250_000_000u64});
             body.push_str(&format!("{last}\n"));
@@ -408,7 +496,7 @@ fn streamed_answer(request: &Request, content: &str) -> Option<(&'static str, St
                 body.push_str(&format!("data: {event}\n\n"));
             }
             let last = json!({"id": "chatcmpl-stub", "object": "chat.completion.chunk",
-                "model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+                "model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]});
             let usage = json!({"id": "chatcmpl-stub", "object": "chat.completion.chunk",
                 "model": model, "choices": [], "usage": {"prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -422,9 +510,13 @@ fn streamed_answer(request: &Request, content: &str) -> Option<(&'static str, St
     }
 }
 
-fn default_answer(request: &Request, models: &[String]) -> (u16, String) {
+fn default_answer(request: &Request, models: &[String], window: Option<u64>) -> (u16, String) {
     let model = request.json["model"].as_str().unwrap_or_default();
     match request.path.as_str() {
+        "/props" if window.is_some() => (
+            200,
+            json!({"default_generation_settings": {"n_ctx": window}, "total_slots": 1}).to_string(),
+        ),
         "/api/version" => (200, json!({"version": "0.6.8"}).to_string()),
         "/api/tags" => {
             let list: Vec<Value> = models
@@ -454,7 +546,7 @@ fn default_answer(request: &Request, models: &[String]) -> (u16, String) {
                     .to_string(),
             )
         }
-        _ => match chat_answer(request, "stub reply") {
+        _ => match chat_answer(request, &Generation::plain("stub reply")) {
             Some(body) => (200, body),
             None => (404, json!({"error": "404 page not found"}).to_string()),
         },
@@ -462,17 +554,19 @@ fn default_answer(request: &Request, models: &[String]) -> (u16, String) {
 }
 
 /// A successful chat body in the protocol of the request's path.
-fn chat_answer(request: &Request, content: &str) -> Option<String> {
+fn chat_answer(request: &Request, g: &Generation) -> Option<String> {
     let model = request.json["model"].as_str().unwrap_or(STUB_MODEL);
+    let content = &g.content;
     let body = match request.path.as_str() {
         "/api/chat" => json!({
             "model": model,
             "created_at": "2025-01-01T00:00:00Z",
             "message": {"role": "assistant", "content": content},
             "done": true,
-            "done_reason": "stop",
+            "done_reason": g.finish,
             "total_duration": 1_000_000,
-            "eval_count": 1,
+            "prompt_eval_count": g.prompt_tokens,
+            "eval_count": g.completion_tokens,
         }),
         "/v1/chat/completions" => json!({
             "id": "chatcmpl-stub",
@@ -482,9 +576,10 @@ fn chat_answer(request: &Request, content: &str) -> Option<String> {
             "choices": [{
                 "index": 0,
                 "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
+                "finish_reason": g.finish,
             }],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            "usage": {"prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
+                "total_tokens": g.prompt_tokens + g.completion_tokens},
         }),
         _ => return None,
     };
