@@ -600,6 +600,15 @@ fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() 
         assert_eq!(by_id("verbose")["finish_reason"], "length", "{backend}");
         assert_ne!(by_id("verbose")["verdict"], "not_evaluated", "{backend}");
         assert_eq!(by_id("short")["verdict"], "correct", "{backend}");
+        // The quick view flags both and shows the figures.
+        let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+        assert!(page.contains("<th>tokens/case</th>"), "{backend}");
+        assert!(page.contains("✂ cut at the length limit"), "{backend}");
+        assert!(
+            page.contains("did not fit the model&#x27;s context window")
+                || page.contains("did not fit the model's context window"),
+            "{backend}"
+        );
     }
 }
 

@@ -38,6 +38,10 @@ struct Page<'a> {
     isolation: Vec<(String, String)>,
     verdict_names: Vec<&'static str>,
     multi_round: bool,
+    /// Whether the server reported token figures (the tokens/case column).
+    show_tokens: bool,
+    /// Completion tokens per second of generation, where the server timed it.
+    generation_speed: Option<f64>,
     best: Option<String>,
     /// Selected cases that were not evaluated, with why.
     not_evaluated: Vec<NotEvaluatedView<'a>>,
@@ -59,6 +63,8 @@ struct Row {
     accuracy: String,
     correct_total: String,
     avg_time: String,
+    /// Mean prompt+completion tokens per case.
+    tokens: String,
     verdict_counts: Vec<usize>,
     rounds: Option<String>,
     gate: Option<String>,
@@ -97,6 +103,10 @@ struct CaseView<'a> {
     api_failure: Option<&'static str>,
     exec_secs: String,
     llm_secs: String,
+    /// `N prompt + M completion tokens`, when the server said.
+    tokens: Option<String>,
+    /// The reply stopped at the length limit.
+    reply_cut: bool,
 }
 
 /// The page's templates, parsed once per process (they are constants).
@@ -205,6 +215,11 @@ fn page<'a>(info: &'a RunInfo, summary: &Summary) -> Page<'a> {
         isolation: isolation_pairs(&info.isolation),
         verdict_names: failure_verdicts().map(|v| v.as_str()).collect(),
         multi_round: summary.prompt_results.values().any(|r| r.rounds.is_some()),
+        show_tokens: summary
+            .prompt_results
+            .values()
+            .any(|r| r.cases_with_tokens > 0),
+        generation_speed: summary.generation_speed,
         best: summary.best_prompt.as_ref().map(|b| {
             if b.tied_with.is_empty() {
                 format!("{} ({:.1}%)", b.name, b.accuracy)
@@ -240,6 +255,7 @@ fn rows(summary: &Summary) -> Vec<Row> {
             accuracy: r.accuracy_text(),
             correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
             avg_time: r.avg_time_text(),
+            tokens: r.tokens_text(),
             verdict_counts: failure_verdicts()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
                 .collect(),
@@ -310,6 +326,10 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
         api_failure: case.api_failure.map(|f| f.as_str()),
         exec_secs: format!("{:.2}s", case.exec_secs),
         llm_secs: format!("{:.2}s", case.llm_secs),
+        tokens: case
+            .tokens
+            .map(|t| format!("{} prompt + {} completion tokens", t.prompt, t.completion)),
+        reply_cut: case.reply_cut(),
     }
 }
 
