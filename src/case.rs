@@ -192,6 +192,11 @@ pub struct CaseRecord {
     /// The model's reply as received (reasoning stripped), if any.
     pub reply: Option<String>,
     pub code: Option<String>,
+    /// The whole program that ran, when it is more than `code`: the
+    /// question's completion prompt before it (`entry_point`), its `tests`
+    /// after it (see program.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     pub execution: Option<ExecutionRecord>,
     pub api_failure: Option<ApiFailure>,
     /// A one-line explanation for anything but `correct`.
@@ -229,6 +234,11 @@ pub struct Tokens {
 }
 
 impl CaseRecord {
+    /// What ran: the whole program, else the extracted code.
+    pub fn program_run(&self) -> Option<&str> {
+        self.program.as_deref().or(self.code.as_deref())
+    }
+
     /// Whether the reply stopped at the length limit.
     pub fn reply_cut(&self) -> bool {
         self.finish_reason.as_deref() == Some("length")

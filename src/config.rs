@@ -511,18 +511,23 @@ impl Config {
         if let Some(v) = get("PROMPTEVAL_BASE_URL") {
             self.openai_base_url = v.trim().trim_end_matches('/').to_string();
         }
-        if let Some(v) = get("PROMPTEVAL_CACHE") {
-            self.cache = match v.trim().to_ascii_lowercase().as_str() {
-                "on" | "true" | "1" | "yes" => true,
-                "off" | "false" | "0" | "no" => false,
-                _ => {
-                    return Err(ConfigError::Env {
-                        var: "PROMPTEVAL_CACHE",
-                        value: v.clone(),
-                        message: "expected on or off".into(),
-                    });
-                }
-            };
+        for (var, setting) in [
+            ("PROMPTEVAL_CACHE", &mut self.cache),
+            ("PROMPTEVAL_HISTORY", &mut self.history.enabled),
+        ] {
+            if let Some(v) = get(var) {
+                *setting = match v.trim().to_ascii_lowercase().as_str() {
+                    "on" | "true" | "1" | "yes" => true,
+                    "off" | "false" | "0" | "no" => false,
+                    _ => {
+                        return Err(ConfigError::Env {
+                            var,
+                            value: v.clone(),
+                            message: "expected on or off".into(),
+                        });
+                    }
+                };
+            }
         }
         if let Some(v) = get("PROMPTEVAL_LOG") {
             self.log = v;

@@ -272,6 +272,7 @@ pub(crate) mod tests {
             prompt: "?".into(),
             reply: Some("print(1)".into()),
             code: Some("print(1)\n".into()),
+            program: None,
             execution: None,
             api_failure: None,
             detail: None,

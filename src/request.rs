@@ -32,8 +32,9 @@ pub struct CaseRequest {
     pub left_out_to_fit: usize,
 }
 
-/// The request for `question` under `template`, after the chain's earlier
-/// entries `history` (oldest first; the configured caps decide what is shown).
+/// The request for `question` under `template` with the `system` prompt
+/// (`Suite::system_prompt_for`), after the chain's earlier entries
+/// `history` (oldest first; the configured caps decide what is shown).
 ///
 /// With `history.fit_window` (the default), the oldest shown entries are
 /// also left out while the prompt's estimated size (see [`estimate_tokens`])
@@ -43,11 +44,11 @@ pub struct CaseRequest {
 pub fn build(
     config: &Config,
     model: &str,
+    system: Option<&str>,
     template: &str,
     question: &str,
     history: &[HistoryEntry],
 ) -> CaseRequest {
-    let system = config.llm.system_prompt.as_deref();
     let mut shown = kept(history, &config.history);
     let mut user = render_prompt(template, question, shown, &config.history);
     let mut left_out_to_fit = 0;
@@ -116,6 +117,8 @@ pub fn estimate_tokens(text: &str) -> usize {
 mod tests {
     use super::*;
 
+    const SYSTEM: Option<&str> = Some("You write Python.");
+
     fn entries(n: usize) -> Vec<HistoryEntry> {
         (1..=n)
             .map(|i| HistoryEntry {
@@ -134,7 +137,6 @@ mod tests {
         let mut c = Config::load(&[("X", "")], dir.path()).unwrap();
         c.llm.num_ctx = num_ctx;
         c.llm.num_predict = Some(256);
-        c.llm.system_prompt = Some("You write Python.".into());
         c.history.fit_window = fit;
         c
     }
@@ -151,14 +153,21 @@ mod tests {
     fn the_oldest_entries_are_left_out_until_the_prompt_fits_the_window() {
         let history = entries(8);
         let c = config(Some(1024), true);
-        let whole = build(&config(None, true), "m", "T: {question}", "Q9", &history);
+        let whole = build(
+            &config(None, true),
+            "m",
+            SYSTEM,
+            "T: {question}",
+            "Q9",
+            &history,
+        );
         assert_eq!(whole.inputs.history.len(), 8);
         assert!(
             tokens(&whole) > prompt_room(1024, &c),
             "the test needs a long history"
         );
 
-        let fitted = build(&c, "m", "T: {question}", "Q9", &history);
+        let fitted = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history);
         assert!(fitted.left_out_to_fit > 0);
         assert!(tokens(&fitted) <= prompt_room(1024, &c));
         // The most recent entries are the ones kept, and the inputs say so.
@@ -168,14 +177,17 @@ mod tests {
         assert!(fitted.user.contains("Question 8:"));
         assert!(!fitted.user.contains("Question 1:"));
         // Deterministic: replay rebuilds the same request from the config.
-        assert_eq!(fitted, build(&c, "m", "T: {question}", "Q9", &history));
+        assert_eq!(
+            fitted,
+            build(&c, "m", SYSTEM, "T: {question}", "Q9", &history)
+        );
     }
 
     #[test]
     fn fitting_off_or_no_window_keeps_what_the_caps_keep() {
         let history = entries(8);
         for c in [config(Some(1024), false), config(None, true)] {
-            let r = build(&c, "m", "T: {question}", "Q9", &history);
+            let r = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history);
             assert_eq!(r.left_out_to_fit, 0);
             assert_eq!(r.inputs.history.len(), 8);
         }

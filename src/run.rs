@@ -12,7 +12,8 @@ use crate::config::Config;
 use crate::extract::{Source, extract};
 use crate::history::HistoryEntry;
 use crate::journal::Journal;
-use crate::judge::judge;
+use crate::judge::judge_question;
+use crate::program;
 use crate::request::{self, CaseRequest};
 use crate::sandbox::Sandbox;
 use crate::schedule::{Finished, TrialOutcome, Work};
@@ -65,6 +66,8 @@ impl Pipeline {
         } = request::build(
             &self.config,
             &self.model,
+            self.suite
+                .system_prompt_for(prompt, self.config.llm.system_prompt.as_deref()),
             &prompt.template,
             &question.question,
             history,
@@ -89,13 +92,18 @@ impl Pipeline {
             name: case.test_name(),
             verdict: Verdict::ApiError,
             question: question.question.clone(),
-            expected: question.answer.clone(),
+            expected: question.expected_text(),
             actual: String::new(),
             template: prompt.template.clone(),
-            system_prompt: self.config.llm.system_prompt.clone(),
+            system_prompt: request
+                .messages
+                .first()
+                .filter(|m| m.role == "system")
+                .map(|m| m.content.clone()),
             prompt: user,
             reply: None,
             code: None,
+            program: None,
             execution: None,
             api_failure: None,
             detail: None,
@@ -182,12 +190,15 @@ impl Pipeline {
 
     fn judge_reply(&self, record: &mut CaseRecord, reply: String) {
         let extracted = extract(&reply);
+        let question = &self.suite.questions[record.case.question - 1];
+        // What runs: the reply's code, completed for an entry point and
+        // followed by the question's tests (program.rs).
         let code = extracted.code;
+        let program = program::assemble(question, &code);
         record.reply = Some(reply);
-        let expected = record.expected.clone();
-        match self.sandbox.run(&code) {
+        match self.sandbox.run(&program) {
             Ok(execution) => {
-                let judgement = judge(&execution, &expected);
+                let judgement = judge_question(&execution, question);
                 record.verdict = judgement.verdict;
                 record.actual = judgement.actual;
                 record.detail = judgement.detail;
@@ -211,6 +222,7 @@ impl Pipeline {
                 None => note.to_string(),
             });
         }
+        record.program = (program != code).then_some(program);
         record.code = Some(code);
     }
 }

@@ -22,6 +22,10 @@ pub const MAX_SUITE_BYTES: usize = 64 << 20;
 pub struct Prompt {
     pub name: String,
     pub template: String,
+    /// The system prompt written for this template (object form:
+    /// `{"template": ..., "system_prompt": ...}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,14 +37,63 @@ pub struct Question {
     pub id: String,
     pub kind: Option<String>,
     pub question: String,
+    /// What the program prints; empty when only `tests` judge the question.
     pub answer: String,
+    /// How stdout is compared with `answer`.
+    #[serde(rename = "match")]
+    pub matcher: Match,
+    /// Python run after the program in the same process (HumanEval's
+    /// `check(candidate)`): the question passes when it exits with 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<String>,
+    /// The function the question asks for. The question text is then its
+    /// completion-style prompt (signature and docstring), and a reply that
+    /// holds only the function's body runs after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_point: Option<String>,
+    /// A correct solution, never sent to the model: checks the question
+    /// (it must pass) and is what detailed prompts are written from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
 }
+
+/// How a program's stdout is compared with the expected answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Match {
+    /// The spec's comparison: equal after trimming and CRLF -> LF.
+    Exact,
+    /// The pattern (regex crate syntax) is found in the trimmed stdout;
+    /// anchor it with `^...$` for a whole match.
+    Regex { pattern: String },
+    /// Both parse as numbers within `tolerance` of each other (absolute).
+    Numeric { tolerance: f64 },
+}
+
+/// The default `tolerance` of `"match": "numeric"`.
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+
+impl Question {
+    /// What the report and the history show as expected.
+    pub fn expected_text(&self) -> String {
+        match (&self.tests, self.answer.is_empty()) {
+            (Some(_), true) => TESTS_PASS.to_string(),
+            _ => self.answer.clone(),
+        }
+    }
+}
+
+/// The expected outcome of a question judged by its tests only.
+pub const TESTS_PASS: &str = "all tests pass (exit status 0)";
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suite {
     pub path: PathBuf,
     pub prompts: Vec<Prompt>,
     pub questions: Vec<Question>,
+    /// The system prompt for every template without its own (`settings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
 }
 
 /// A suite that cannot be used, with its location.
@@ -146,24 +199,18 @@ impl Suite {
 
         let mut prompts = Vec::new();
         let mut questions_value = None;
+        let mut system_prompt = None;
         for (key, v) in &top {
             let line = locate.top_key_line(key);
             match (key.as_str(), v) {
                 ("questions", v) => questions_value = Some(v),
-                (_, Value::String(template)) => {
+                (SETTINGS, Value::Object(settings)) if !settings.contains_key("template") => {
+                    system_prompt = parse_settings(settings).map_err(|m| err(line, m))?;
+                }
+                (_, Value::String(_)) | (_, Value::Object(_)) => {
                     check_prompt_name(key).map_err(|m| err(line, m))?;
-                    if !template.contains("{question}") {
-                        return Err(err(
-                            line,
-                            format!(
-                                "prompt template `{key}` has no `{{question}}` placeholder; add it where the question goes"
-                            ),
-                        ));
-                    }
-                    prompts.push(Prompt {
-                        name: key.clone(),
-                        template: template.clone(),
-                    });
+                    let prompt = parse_prompt(key, v).map_err(|m| err(line, m))?;
+                    prompts.push(prompt);
                 }
                 (_, other) => {
                     let hint = if key.eq_ignore_ascii_case("question")
@@ -176,7 +223,7 @@ impl Suite {
                     return Err(err(
                         line,
                         format!(
-                            "top-level `{key}` is {}, but top-level values must be prompt template strings or the `questions` list{hint}",
+                            "top-level `{key}` is {}, but top-level values must be prompt templates (strings, or objects with `template` and `system_prompt`), the `questions` list or the `settings` object{hint}",
                             type_name(other)
                         ),
                     ));
@@ -235,7 +282,23 @@ impl Suite {
             path: path.to_path_buf(),
             prompts,
             questions,
+            system_prompt,
         })
+    }
+
+    /// The system prompt a case of `prompt` is sent with: the template's
+    /// own, else the suite's (`settings`), else harness.toml's
+    /// `llm.system_prompt`.
+    pub fn system_prompt_for<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+        configured: Option<&'a str>,
+    ) -> Option<&'a str> {
+        prompt
+            .system_prompt
+            .as_deref()
+            .or(self.system_prompt.as_deref())
+            .or(configured)
     }
 
     /// The name of the suite's snapshot folder: the file stem.
@@ -249,6 +312,83 @@ impl Suite {
     pub fn prompt(&self, name: &str) -> Option<&Prompt> {
         self.prompts.iter().find(|p| p.name == name)
     }
+}
+
+/// The top-level key of the suite's own settings. Every other top-level
+/// string is a template, as the spec says; an object is a template with its
+/// system prompt.
+pub const SETTINGS: &str = "settings";
+
+fn parse_settings(settings: &serde_json::Map<String, Value>) -> Result<Option<String>, String> {
+    let mut system_prompt = None;
+    for (field, v) in settings {
+        match (field.as_str(), v) {
+            ("system_prompt", Value::String(s)) if !s.trim().is_empty() => {
+                system_prompt = Some(s.clone())
+            }
+            ("system_prompt", Value::Null) => {}
+            ("system_prompt", other) => {
+                return Err(format!(
+                    "`settings.system_prompt` is {}, it must be a non-empty string",
+                    type_name(other)
+                ));
+            }
+            (other, _) => {
+                return Err(format!(
+                    "`settings` has an unknown field `{other}`; it may hold `system_prompt`"
+                ));
+            }
+        }
+    }
+    Ok(system_prompt)
+}
+
+fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
+    let (template, system_prompt) = match v {
+        Value::String(t) => (t.clone(), None),
+        Value::Object(obj) => {
+            if let Some(unknown) = obj
+                .keys()
+                .find(|k| !["template", "system_prompt"].contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "prompt `{name}` has an unknown field `{unknown}`; a prompt object holds `template` and `system_prompt`"
+                ));
+            }
+            let template = match obj.get("template") {
+                Some(Value::String(t)) => t.clone(),
+                Some(other) => {
+                    return Err(format!(
+                        "prompt `{name}`: `template` is {}, it must be a string",
+                        type_name(other)
+                    ));
+                }
+                None => return Err(format!("prompt `{name}` has no `template` field")),
+            };
+            let system = match obj.get("system_prompt") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+                Some(other) => {
+                    return Err(format!(
+                        "prompt `{name}`: `system_prompt` is {}, it must be a non-empty string",
+                        type_name(other)
+                    ));
+                }
+            };
+            (template, system)
+        }
+        _ => unreachable!("only strings and objects are prompts"),
+    };
+    if !template.contains("{question}") {
+        return Err(format!(
+            "prompt template `{name}` has no `{{question}}` placeholder; add it where the question goes"
+        ));
+    }
+    Ok(Prompt {
+        name: name.to_string(),
+        template,
+        system_prompt,
+    })
 }
 
 fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
@@ -278,7 +418,32 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         }
     };
     let question = text("question")?;
-    let answer = text("answer")?;
+    let optional_text = |field: &str| -> Result<Option<String>, String> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            _ => text(field).map(Some),
+        }
+    };
+    let tests = optional_text("tests")?;
+    let answer = match (optional_text("answer")?, &tests) {
+        (Some(a), _) => a,
+        (None, Some(_)) => String::new(),
+        (None, None) => {
+            return Err(format!(
+                "question {index} has neither `answer` (what the program prints) nor `tests` (Python run after it); add one"
+            ));
+        }
+    };
+    let entry_point = match optional_text("entry_point")? {
+        Some(name) if !is_identifier(&name) => {
+            return Err(format!(
+                "question {index}: `entry_point` {name:?} is not a Python function name"
+            ));
+        }
+        other => other,
+    };
+    let matcher = parse_match(index, obj, !answer.is_empty())?;
+    let reference = optional_text("reference")?;
     let id = match obj.get("id") {
         None | Some(Value::Null) => derive_id(index, &question),
         Some(Value::String(id)) => {
@@ -308,7 +473,91 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         kind,
         question,
         answer,
+        matcher,
+        tests,
+        entry_point,
+        reference,
     })
+}
+
+/// `match` (`exact`, `regex`, `numeric`) and `tolerance`.
+fn parse_match(
+    index: usize,
+    obj: &serde_json::Map<String, Value>,
+    has_answer: bool,
+) -> Result<Match, String> {
+    let tolerance = match obj.get("tolerance") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(t) if t >= 0.0 && t.is_finite() => Some(t),
+            _ => {
+                return Err(format!(
+                    "question {index}: `tolerance` must be a number >= 0"
+                ));
+            }
+        },
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `tolerance` is {}, it must be a number",
+                type_name(v)
+            ));
+        }
+    };
+    let kind = match obj.get("match") {
+        None | Some(Value::Null) => "exact",
+        Some(Value::String(k)) => k.as_str(),
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `match` is {}, it must be \"exact\", \"regex\" or \"numeric\"",
+                type_name(v)
+            ));
+        }
+    };
+    if kind != "exact" && !has_answer {
+        return Err(format!(
+            "question {index}: `match` compares stdout with `answer`, which it lacks"
+        ));
+    }
+    if tolerance.is_some() && kind != "numeric" {
+        return Err(format!(
+            "question {index}: `tolerance` only applies to \"match\": \"numeric\""
+        ));
+    }
+    match kind {
+        "exact" => Ok(Match::Exact),
+        "regex" => {
+            let pattern = obj["answer"].as_str().unwrap_or_default().to_string();
+            regex::Regex::new(&pattern).map_err(|e| {
+                format!(
+                    "question {index}: `answer` is not a valid regex for \"match\": \"regex\": {e}"
+                )
+            })?;
+            Ok(Match::Regex { pattern })
+        }
+        "numeric" => {
+            let answer = obj["answer"].to_string();
+            let answer = answer.trim_matches('"');
+            if answer.trim().parse::<f64>().is_err() {
+                return Err(format!(
+                    "question {index}: `answer` {answer:?} is not a number, as \"match\": \"numeric\" needs"
+                ));
+            }
+            Ok(Match::Numeric {
+                tolerance: tolerance.unwrap_or(DEFAULT_TOLERANCE),
+            })
+        }
+        other => Err(format!(
+            "question {index}: `match` is {other:?}; use \"exact\", \"regex\" or \"numeric\""
+        )),
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `q1_two_sum`: the position keeps it unique, the first two ASCII words of
@@ -482,6 +731,116 @@ mod tests {
 
     fn error_of(text: &str) -> String {
         parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn questions_with_tests_matches_and_an_entry_point() {
+        let s = parse(
+            r#"{"p1": "Complete: {question}",
+                "questions": [
+                  {"id": "t", "question": "def f():\n    \"\"\"One.\"\"\"\n", "entry_point": "f",
+                   "tests": "assert f() == 1"},
+                  {"id": "r", "question": "Greet", "answer": "^Hello, \\w+!$", "match": "regex"},
+                  {"id": "n", "question": "Pi", "answer": 3.14159, "match": "numeric", "tolerance": 0.001},
+                  {"id": "b", "question": "True?", "answer": true}
+                ]}"#,
+        )
+        .unwrap();
+        let q = &s.questions;
+        assert_eq!(q[0].tests.as_deref(), Some("assert f() == 1"));
+        assert_eq!(q[0].entry_point.as_deref(), Some("f"));
+        assert_eq!(q[0].answer, "");
+        assert_eq!(q[0].expected_text(), TESTS_PASS);
+        assert_eq!(
+            q[1].matcher,
+            Match::Regex {
+                pattern: r"^Hello, \w+!$".into()
+            }
+        );
+        assert_eq!(q[2].matcher, Match::Numeric { tolerance: 0.001 });
+        assert_eq!(q[3].answer, "True");
+        assert_eq!(q[3].matcher, Match::Exact);
+    }
+
+    #[test]
+    fn bad_question_kinds_are_named_with_their_line() {
+        for (question, says) in [
+            (r#"{"question": "q"}"#, "neither `answer`"),
+            (
+                r#"{"question": "q", "answer": "(", "match": "regex"}"#,
+                "not a valid regex",
+            ),
+            (
+                r#"{"question": "q", "answer": "pi", "match": "numeric"}"#,
+                "is not a number",
+            ),
+            (
+                r#"{"question": "q", "answer": "1", "tolerance": 0.1}"#,
+                "only applies",
+            ),
+            (
+                r#"{"question": "q", "answer": "1", "match": "fuzzy"}"#,
+                "use \"exact\"",
+            ),
+            (
+                r#"{"question": "q", "tests": "pass", "match": "regex"}"#,
+                "which it lacks",
+            ),
+            (
+                r#"{"question": "q", "tests": "pass", "entry_point": "not a name"}"#,
+                "not a Python function name",
+            ),
+        ] {
+            let e = error_of(&format!(
+                "{{\"p\": \"{{question}}\",\n\"questions\": [\n{question}]}}"
+            ));
+            assert!(e.starts_with("suite.json:3:"), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_suite_carries_system_prompts_without_breaking_the_template_rule() {
+        let s = parse(
+            r#"{"settings": {"system_prompt": "You are a Python expert."},
+                "plain": "A: {question}",
+                "own": {"template": "B: {question}", "system_prompt": "Answer tersely."},
+                "questions": [{"question": "q", "answer": "1"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.prompts.len(), 2);
+        let (plain, own) = (&s.prompts[0], &s.prompts[1]);
+        assert_eq!(
+            s.system_prompt_for(plain, Some("toml")),
+            Some("You are a Python expert.")
+        );
+        assert_eq!(
+            s.system_prompt_for(own, Some("toml")),
+            Some("Answer tersely.")
+        );
+        let bare = parse(r#"{"p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#)
+            .unwrap();
+        assert_eq!(
+            bare.system_prompt_for(&bare.prompts[0], Some("toml")),
+            Some("toml")
+        );
+        for (suite, says) in [
+            (
+                r#"{"settings": {"temperature": 1}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "unknown field `temperature`",
+            ),
+            (
+                r#"{"p": {"system_prompt": "x"}, "questions": [{"question": "q", "answer": "1"}]}"#,
+                "no `template` field",
+            ),
+            (
+                r#"{"p": {"template": "no placeholder"}, "questions": [{"question": "q", "answer": "1"}]}"#,
+                "no `{question}`",
+            ),
+        ] {
+            let e = error_of(suite);
+            assert!(e.contains(says), "{e}");
+        }
     }
 
     #[test]

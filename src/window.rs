@@ -67,11 +67,6 @@ pub fn warnings(
     };
     let reply = config.llm.num_predict.unwrap_or(0) as usize;
     let room = prompt_room(window as usize, config);
-    let system = config
-        .llm
-        .system_prompt
-        .as_deref()
-        .map_or(0, estimate_tokens);
     let mut seen = HashSet::new();
     let (mut over, mut largest) = (0usize, 0usize);
     for case in cases {
@@ -85,7 +80,8 @@ pub fn warnings(
             continue;
         };
         let user = render_prompt(&prompt.template, &question.question, &[], &config.history);
-        let tokens = system + estimate_tokens(&user);
+        let system = suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref());
+        let tokens = system.map_or(0, estimate_tokens) + estimate_tokens(&user);
         if tokens > room {
             over += 1;
             largest = largest.max(tokens);
@@ -113,6 +109,7 @@ mod tests {
             prompts: vec![Prompt {
                 name: "p".into(),
                 template: "Solve: {question}".into(),
+                system_prompt: None,
             }],
             questions: vec![Question {
                 index: 1,
@@ -120,7 +117,12 @@ mod tests {
                 kind: None,
                 question: question.into(),
                 answer: "1".into(),
+                matcher: crate::suite::Match::Exact,
+                tests: None,
+                entry_point: None,
+                reference: None,
             }],
+            system_prompt: None,
         }
     }
 

@@ -192,7 +192,7 @@ fn predicted_history(
             question: question.question.clone(),
             answer: code.clone(),
             passed: outcome.is_some_and(|e| e.passed),
-            expected: question.answer.clone(),
+            expected: question.expected_text(),
             // Unknown until it runs: a placeholder that matches no recording.
             actual: outcome.map_or_else(|| "(not run yet)".into(), |e| e.actual.clone()),
         });
@@ -208,12 +208,18 @@ fn build_for(
     config: &Config,
     model: &str,
 ) -> CaseRequest {
-    let template = &suite
+    let prompt = suite
         .prompt(&case.prompt)
-        .expect("planned cases name suite prompts")
-        .template;
+        .expect("planned cases name suite prompts");
     let question = &suite.questions[case.question - 1].question;
-    request::build(config, model, template, question, history)
+    request::build(
+        config,
+        model,
+        suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
+        &prompt.template,
+        question,
+        history,
+    )
 }
 
 /// Why there is no snapshot for `case`: is the prompt, the question or the
@@ -607,6 +613,7 @@ mod tests {
         two_prompts.prompts.push(crate::suite::Prompt {
             name: "q".into(),
             template: "New: {question}".into(),
+            system_prompt: None,
         });
         let wider = plan::cases(&two_prompts, 2);
         let m = replay.match_cases(&wider, &HashMap::new(), &two_prompts, &config, MODEL);

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::case::{ApiFailure, CaseRecord, Verdict};
 
-use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
+use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary, stats};
 
 /// The not-evaluated reason of a prompt that did not fit the context window;
 /// `truncated_prompts` counts it.
@@ -24,9 +24,12 @@ pub(crate) struct Tally {
     /// round -> (correct, evaluated)
     rounds: BTreeMap<u32, (usize, usize)>,
     api_failures: BTreeMap<ApiFailure, usize>,
-    /// question id -> (passed in some round, failed in some round), in
-    /// first-seen order; evaluated cases only.
-    outcomes: indexmap::IndexMap<String, (bool, bool)>,
+    /// question id -> (rounds passed, rounds failed), in first-seen order;
+    /// evaluated cases only.
+    outcomes: indexmap::IndexMap<String, (usize, usize)>,
+    /// (question id, round) -> passed: the cells another prompt's are
+    /// paired with (McNemar).
+    cells: std::collections::HashMap<(String, u32), bool>,
     /// Summed server figures of the cases that reported them.
     tokens: crate::case::Tokens,
     /// Evaluated cases whose reply stopped at the length limit.
@@ -67,12 +70,14 @@ impl Tally {
         let seen = self
             .outcomes
             .entry(r.case.question_id.clone())
-            .or_insert((false, false));
+            .or_insert((0, 0));
         if r.passed() {
-            seen.0 = true;
+            seen.0 += 1;
         } else {
-            seen.1 = true;
+            seen.1 += 1;
         }
+        self.cells
+            .insert((r.case.question_id.clone(), r.case.round), r.passed());
         let round = self.rounds.entry(r.case.round).or_insert((0, 0));
         round.1 += 1;
         if r.passed() {
@@ -120,7 +125,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
         timestamp: info.timestamp.clone(),
         total_execution_time: round_to(info.total_execution_time, 2),
         prompt_count: prompt_results.len(),
-        best_prompt: best_prompt(&prompt_results),
+        best_prompt: best_prompt(&prompt_results, groups, tallies),
         prompt_results,
         model: info.model.clone(),
         backend: info.backend.clone(),
@@ -160,7 +165,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let unstable_questions: Vec<String> = t
         .outcomes
         .iter()
-        .filter(|(_, (passed, failed))| *passed && *failed)
+        .filter(|(_, (passed, failed))| *passed > 0 && *failed > 0)
         .map(|(id, _)| id.clone())
         .collect();
     let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
@@ -185,6 +190,9 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         ));
     }
     PromptResult {
+        accuracy_interval: stats::wilson(t.correct, t.evaluated)
+            .map(|(lo, hi)| [round_to(lo * 100.0, 1), round_to(hi * 100.0, 1)]),
+        pass_at_k: pass_at_k(&t.outcomes),
         warnings,
         unstable_questions,
         tokens: t.tokens,
@@ -254,27 +262,86 @@ fn round_stats(per_round: &BTreeMap<u32, (usize, usize)>) -> Option<RoundStats> 
 
 /// Highest shown accuracy, judged on the rounded value so the winner
 /// agrees with what readers see; prompts sharing it are named as ties.
-fn best_prompt(results: &indexmap::IndexMap<String, PromptResult>) -> Option<BestPrompt> {
-    let scored: Vec<(&String, f64)> = results
+fn best_prompt(
+    results: &indexmap::IndexMap<String, PromptResult>,
+    groups: &[PromptGroup],
+    tallies: &[Tally],
+) -> Option<BestPrompt> {
+    let mut scored: Vec<(&String, f64)> = results
         .iter()
         .filter_map(|(name, r)| r.accuracy.map(|a| (name, a)))
         .collect();
-    let top = scored
-        .iter()
-        .map(|(_, a)| *a)
-        .fold(None, |best: Option<f64>, a| {
-            Some(best.map_or(a, |b| b.max(a)))
-        })?;
-    let mut winners = scored
+    // Stable: equal accuracies keep suite order.
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let &(name, top) = scored.first()?;
+    let tied_with: Vec<String> = scored[1..]
         .iter()
         .filter(|(_, a)| *a == top)
-        .map(|(n, _)| (*n).clone());
-    let name = winners.next()?;
+        .map(|(n, _)| (*n).clone())
+        .collect();
+    let tally = |n: &str| groups.iter().position(|g| g.name == n).map(|i| &tallies[i]);
+    let versus_runner_up = scored.get(1).and_then(|&(runner_up, _)| {
+        let (best, other) = (tally(name)?, tally(runner_up)?);
+        Some(compare(runner_up, best, other))
+    });
     Some(BestPrompt {
-        name,
+        name: name.clone(),
         accuracy: top,
-        tied_with: winners.collect(),
+        tied_with,
+        versus_runner_up,
     })
+}
+
+/// The exact McNemar test of the best prompt against the runner-up over
+/// the cases both evaluated (same question, same round).
+fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
+    let (mut shared, mut only_best, mut only_other) = (0, 0, 0);
+    for (cell, &passed) in &best.cells {
+        let Some(&other_passed) = other.cells.get(cell) else {
+            continue;
+        };
+        shared += 1;
+        match (passed, other_passed) {
+            (true, false) => only_best += 1,
+            (false, true) => only_other += 1,
+            _ => {}
+        }
+    }
+    let p_value = stats::mcnemar_exact(only_best, only_other);
+    super::Comparison {
+        runner_up: runner_up.to_string(),
+        shared_cases: shared,
+        only_best_passed: only_best,
+        only_runner_up_passed: only_other,
+        p_value: round_to(p_value, 4),
+        beats_by_more_than_noise: p_value < SIGNIFICANCE && only_best > only_other,
+    }
+}
+
+/// The level below which a difference is called more than noise.
+pub(crate) const SIGNIFICANCE: f64 = 0.05;
+
+/// The k values of pass@k reported (Chen et al. 2021; the paper's 1, 5, 10).
+const PASS_AT_K: [usize; 3] = [1, 5, 10];
+
+/// pass@k averaged over questions, each question's n being its evaluated
+/// rounds; a k is reported only when every question has at least k.
+fn pass_at_k(outcomes: &indexmap::IndexMap<String, (usize, usize)>) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    if outcomes.is_empty() {
+        return out;
+    }
+    for k in PASS_AT_K {
+        let per_question: Option<Vec<f64>> = outcomes
+            .values()
+            .map(|&(passed, failed)| stats::pass_at_k(passed + failed, passed, k))
+            .collect();
+        if let Some(values) = per_question {
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            out.insert(format!("pass@{k}"), round_to(mean, 4));
+        }
+    }
+    out
 }
 
 /// The failure verdicts, in the order columns show them.
@@ -315,14 +382,13 @@ mod tests {
                 ("syntax_error".to_string(), 1)
             ])
         );
-        assert_eq!(
-            summary.best_prompt,
-            Some(BestPrompt {
-                name: "prompt2".into(),
-                accuracy: 100.0,
-                tied_with: vec![],
-            })
-        );
+        let best = summary.best_prompt.clone().unwrap();
+        assert_eq!((best.name.as_str(), best.accuracy), ("prompt2", 100.0));
+        assert!(best.tied_with.is_empty());
+        // 3 cases against 3: far too few to call the difference more than noise.
+        let versus = best.versus_runner_up.unwrap();
+        assert!(!versus.beats_by_more_than_noise, "{versus:?}");
+        assert!(versus.p_value > 0.05);
         assert_eq!(summary.prompt_count, 3);
         assert_eq!(summary.finished_cases, 9);
         assert_eq!(summary.api_failures["timeout"], 1);

@@ -345,14 +345,18 @@ mod tests {
         assert_eq!(&keys[..6], spec_keys);
         assert_eq!(json["test_id"], "test_20250814_012345");
         assert_eq!(json["total_execution_time"], 45.67);
+        assert_eq!(json["best_prompt"]["name"], "prompt2");
+        assert_eq!(json["best_prompt"]["accuracy"], 100.0);
         assert_eq!(
-            json["best_prompt"],
-            serde_json::json!({"name": "prompt2", "accuracy": 100.0})
+            json["best_prompt"]["versus_runner_up"]["runner_up"],
+            "prompt1"
         );
         assert_eq!(
             json["prompt_results"]["prompt1"],
             serde_json::json!({
                 "accuracy": 66.7,
+                "accuracy_interval": [20.8, 93.9],
+                "pass_at_k": {"pass@1": 0.6667},
                 "correct_answers": 2,
                 "total_questions": 3,
                 "avg_execution_time": 0.03,

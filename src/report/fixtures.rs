@@ -99,6 +99,7 @@ pub(crate) fn record(prompt: &str, question: usize, round: u32, verdict: Verdict
         prompt: template(prompt).replace("{question}", text),
         reply: Some(reply),
         code: Some(code.into()),
+        program: None,
         execution: Some(ExecutionRecord {
             exit_code: Some(0),
             duration_secs: 0.02,

@@ -43,6 +43,8 @@ struct Page<'a> {
     /// Completion tokens per second of generation, where the server timed it.
     generation_speed: Option<f64>,
     best: Option<String>,
+    /// Whether the best beats the runner-up by more than noise.
+    versus: Option<String>,
     /// Selected cases that were not evaluated, with why.
     not_evaluated: Vec<NotEvaluatedView<'a>>,
     rows: Vec<Row>,
@@ -61,6 +63,8 @@ struct Row {
     /// Api errors and cases not evaluated: shown beside the accuracy.
     warnings: Vec<String>,
     accuracy: String,
+    /// 95 % Wilson interval.
+    interval: String,
     correct_total: String,
     avg_time: String,
     /// Mean prompt+completion tokens per case.
@@ -232,6 +236,11 @@ fn page<'a>(info: &'a RunInfo, summary: &Summary) -> Page<'a> {
                 )
             }
         }),
+        versus: summary
+            .best_prompt
+            .as_ref()
+            .and_then(|b| b.versus_runner_up.as_ref())
+            .map(super::table::versus_text),
         not_evaluated: info
             .not_evaluated
             .iter()
@@ -253,6 +262,7 @@ fn rows(summary: &Summary) -> Vec<Row> {
             name: name.clone(),
             warnings: r.warnings.clone(),
             accuracy: r.accuracy_text(),
+            interval: r.interval_text(),
             correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
@@ -317,7 +327,7 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
         question: &case.question,
         expected: &case.expected,
         actual: &case.actual,
-        code: case.code.as_deref(),
+        code: case.program_run(),
         system_prompt: case.system_prompt.as_deref(),
         prompt: &case.prompt,
         reply: case.reply.as_deref(),

@@ -32,6 +32,7 @@ mod aggregate;
 mod files;
 mod html;
 mod python;
+mod stats;
 mod table;
 
 use std::collections::{BTreeMap, HashMap};
@@ -281,6 +282,14 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptResult {
     pub accuracy: Option<f64>,
+    /// 95 % Wilson interval of `accuracy`, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy_interval: Option<[f64; 2]>,
+    /// pass@k (Chen et al. 2021's unbiased estimator) over each question's
+    /// evaluated rounds, averaged over questions: `{"pass@1": 0.66, ...}`,
+    /// for k = 1, 5, 10 where every question has at least k rounds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k: BTreeMap<String, f64>,
     pub correct_answers: usize,
     /// The denominator of `accuracy`: evaluated cases.
     pub total_questions: usize,
@@ -337,6 +346,14 @@ impl PromptResult {
 
     /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
     /// the server reported none.
+    /// `[52.8, 84.1]`, or `-` without an interval.
+    pub fn interval_text(&self) -> String {
+        match self.accuracy_interval {
+            Some([lo, hi]) => format!("[{lo:.1}, {hi:.1}]"),
+            None => "-".to_string(),
+        }
+    }
+
     pub fn tokens_text(&self) -> String {
         match self.cases_with_tokens {
             0 => "-".to_string(),
@@ -404,6 +421,23 @@ pub struct BestPrompt {
     pub accuracy: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tied_with: Vec<String>,
+    /// Whether the best beats the next prompt by more than noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus_runner_up: Option<Comparison>,
+}
+
+/// The best prompt against the runner-up on the same cases (same question,
+/// same round): the exact McNemar test on the cases only one of them passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub runner_up: String,
+    /// Cases both prompts evaluated.
+    pub shared_cases: usize,
+    pub only_best_passed: usize,
+    pub only_runner_up_passed: usize,
+    /// Two-sided; below 0.05 the best is called better than noise.
+    pub p_value: f64,
+    pub beats_by_more_than_noise: bool,
 }
 
 /// One prompt's records in report order, shared by every output so they

@@ -103,7 +103,7 @@ fn status(verdict: Verdict) -> String {
 }
 
 fn push_code(out: &mut String, case: &CaseRecord) {
-    match &case.code {
+    match case.program_run() {
         Some(code) if compiled(case, code) => {
             let code = code.replace("\r\n", "\n").replace('\r', "\n");
             out.push_str(code.trim_end_matches('\n'));

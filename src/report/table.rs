@@ -22,7 +22,16 @@ pub fn terminal_table(summary: &Summary) -> String {
         .prompt_results
         .values()
         .any(|r| r.cases_with_tokens > 0);
-    let mut header = vec!["Prompt", "準確率", "正確/總數", "平均執行時間"];
+    // The 95 % interval beside every accuracy that has one.
+    let intervals = summary
+        .prompt_results
+        .values()
+        .any(|r| r.accuracy_interval.is_some());
+    let mut header = vec!["Prompt", "準確率"];
+    if intervals {
+        header.push("95% CI");
+    }
+    header.extend(["正確/總數", "平均執行時間"]);
     if tokens {
         header.push("tokens/case");
     }
@@ -36,12 +45,14 @@ pub fn terminal_table(summary: &Summary) -> String {
         .prompt_results
         .iter()
         .map(|(name, r)| {
-            let mut row = vec![
-                terminal_safe(name),
-                r.accuracy_text(),
+            let mut row = vec![terminal_safe(name), r.accuracy_text()];
+            if intervals {
+                row.push(r.interval_text());
+            }
+            row.extend([
                 format!("{}/{}", r.correct_answers, r.total_questions),
                 r.avg_time_text(),
-            ];
+            ]);
             if tokens {
                 row.push(r.tokens_text());
             }
@@ -141,17 +152,42 @@ fn best_line(summary: &Summary) -> String {
                 best.accuracy
             )
         }
-        Some(best) => format!(
-            "🏆 最佳 Prompt: {} (準確率: {:.1}%)\n",
-            terminal_safe(&best.name),
-            best.accuracy
-        ),
+        Some(best) => {
+            let mut line = format!(
+                "🏆 最佳 Prompt: {} (準確率: {:.1}%)\n",
+                terminal_safe(&best.name),
+                best.accuracy
+            );
+            if let Some(v) = &best.versus_runner_up {
+                line.push_str(&format!("   {}\n", versus_text(v)));
+            }
+            line
+        }
         None => "🏆 最佳 Prompt: (無結果 / no finished cases)\n".to_string(),
     }
 }
 
 /// Suite text must not drive the terminal: escape sequences and other
 /// control characters are shown as `?`.
+/// Whether the best prompt beats the runner-up by more than noise, in words.
+pub(crate) fn versus_text(v: &super::Comparison) -> String {
+    let test = format!(
+        "exact McNemar p = {} over {} shared cases: {} passed only with the best, {} only with {}",
+        v.p_value, v.shared_cases, v.only_best_passed, v.only_runner_up_passed, v.runner_up
+    );
+    if v.beats_by_more_than_noise {
+        format!(
+            "beats {} by more than noise ({test})",
+            terminal_safe(&v.runner_up)
+        )
+    } else {
+        format!(
+            "not distinguishable from {} on this run ({test}); more questions or rounds would tell",
+            terminal_safe(&v.runner_up)
+        )
+    }
+}
+
 fn terminal_safe(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { '?' } else { c })
@@ -168,6 +204,8 @@ mod tests {
     fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
         PromptResult {
             accuracy: Some(accuracy),
+            accuracy_interval: None,
+            pass_at_k: Default::default(),
             correct_answers: correct,
             total_questions: total,
             avg_execution_time: Some(avg),
@@ -199,6 +237,7 @@ mod tests {
             name: "prompt1".into(),
             accuracy: 87.5,
             tied_with: vec![],
+            versus_runner_up: None,
         });
         summary
     }

