@@ -58,6 +58,7 @@ fn main() -> ExitCode {
         canonical_solutions_pass_all_164,
         an_empty_body_fails_all_164,
         a_benchmark_of_humanevals_shape_imports_from_a_local_file,
+        the_recorded_live_run_replays_to_its_number,
     ];
     let wheel = if args.list { Ok(()) } else { wheel() };
     trials.extend(trials::needing_trials![&args, &wheel;
@@ -205,4 +206,33 @@ fn a_benchmark_of_humanevals_shape_imports_from_a_local_file() {
         stderr.contains("mine.jsonl:1: not a HumanEval-shaped problem"),
         "{stderr}"
     );
+}
+
+/// The live run of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama-server,
+/// temperature 0, Appendix C) is recorded in tests/snapshots/humaneval:
+/// replayed offline it gives the README's pass@1, 109 of 164.
+fn the_recorded_live_run_replays_to_its_number() {
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\n[history]\nenabled = false\n",
+        committed().display()
+    ));
+    // The scratch's own snapshot folder, holding a copy of the recordings.
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/humaneval");
+    let copy = s.path().join("snapshots/humaneval");
+    for model in std::fs::read_dir(&recorded).unwrap() {
+        let model = model.unwrap().path();
+        let target = copy.join(model.file_name().unwrap());
+        std::fs::create_dir_all(&target).unwrap();
+        for file in std::fs::read_dir(&model).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, target.join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let run = s.prompts(&[], &[("INSTA_UPDATE", "no")]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    let r = &summary["prompt_results"]["appendix_c"];
+    assert_eq!(r["total_questions"], 164, "{summary}");
+    assert_eq!(r["correct_answers"], 109, "{}", run.both());
+    assert_eq!(r["pass_at_k"]["pass@1"], 0.6646, "{summary}");
 }
