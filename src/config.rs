@@ -255,6 +255,9 @@ pub struct Config {
     pub log: String,
     /// Answer repeated identical requests from the response cache.
     pub cache: bool,
+    /// The k of the pass@k figures reported (each where every question
+    /// has at least k rounds).
+    pub pass_at_k: Vec<usize>,
     pub llm: LlmConfig,
     pub history: HistoryConfig,
     pub sandbox: SandboxConfig,
@@ -262,6 +265,9 @@ pub struct Config {
     /// Where this configuration came from, for messages.
     pub source: Option<PathBuf>,
 }
+
+/// The paper's (and Chen et al.'s) k values.
+pub const DEFAULT_PASS_AT_K: [usize; 3] = [1, 5, 10];
 
 /// The file format: every field optional, unknown keys rejected.
 #[derive(Debug, Default, Deserialize)]
@@ -278,6 +284,7 @@ struct ConfigFile {
     concurrency: Option<usize>,
     log: Option<String>,
     cache: Option<bool>,
+    pass_at_k: Option<Vec<usize>>,
     #[serde(default)]
     ollama: OllamaSection,
     #[serde(default)]
@@ -442,6 +449,7 @@ impl Config {
             concurrency: file.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
             log: file.log.unwrap_or_else(|| "info".into()),
             cache: file.cache.unwrap_or(true),
+            pass_at_k: file.pass_at_k.unwrap_or_else(|| DEFAULT_PASS_AT_K.to_vec()),
             llm: file.llm,
             history: file.history,
             sandbox: file.sandbox,
@@ -546,6 +554,11 @@ impl Config {
         };
         if self.rounds == 0 {
             return Err(file_err("`rounds` must be at least 1".into()));
+        }
+        if self.pass_at_k.contains(&0) {
+            return Err(file_err(
+                "`pass_at_k` values must be at least 1, e.g. pass_at_k = [1, 5, 10]".into(),
+            ));
         }
         if self.concurrency == 0 {
             return Err(file_err(

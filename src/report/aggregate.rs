@@ -192,7 +192,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     PromptResult {
         accuracy_interval: stats::wilson(t.correct, t.evaluated)
             .map(|(lo, hi)| [round_to(lo * 100.0, 1), round_to(hi * 100.0, 1)]),
-        pass_at_k: pass_at_k(&t.outcomes),
+        pass_at_k: pass_at_k(&t.outcomes, &info.pass_at_k),
         warnings,
         unstable_questions,
         tokens: t.tokens,
@@ -321,17 +321,17 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
 /// The level below which a difference is called more than noise.
 pub(crate) const SIGNIFICANCE: f64 = 0.05;
 
-/// The k values of pass@k reported (Chen et al. 2021; the paper's 1, 5, 10).
-const PASS_AT_K: [usize; 3] = [1, 5, 10];
-
 /// pass@k averaged over questions, each question's n being its evaluated
 /// rounds; a k is reported only when every question has at least k.
-fn pass_at_k(outcomes: &indexmap::IndexMap<String, (usize, usize)>) -> BTreeMap<String, f64> {
+fn pass_at_k(
+    outcomes: &indexmap::IndexMap<String, (usize, usize)>,
+    ks: &[usize],
+) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     if outcomes.is_empty() {
         return out;
     }
-    for k in PASS_AT_K {
+    for &k in ks {
         let per_question: Option<Vec<f64>> = outcomes
             .values()
             .map(|&(passed, failed)| stats::pass_at_k(passed + failed, passed, k))
@@ -354,6 +354,30 @@ mod tests {
     use super::super::fixtures::{info, record, three_by_three};
     use super::*;
     use crate::case::Verdict::*;
+
+    #[test]
+    fn pass_at_k_uses_each_questions_rounds_and_the_configured_ks() {
+        let mut info = info(3);
+        info.pass_at_k = vec![1, 2, 5];
+        let records = vec![
+            record("prompt1", 1, 1, Correct),
+            record("prompt1", 1, 2, WrongAnswer),
+            record("prompt1", 1, 3, WrongAnswer),
+            record("prompt1", 2, 1, Correct),
+            record("prompt1", 2, 2, Correct),
+            record("prompt1", 2, 3, Correct),
+        ];
+        let summary = summary_of(&info, &records);
+        let p = &summary.prompt_results["prompt1"].pass_at_k;
+        // Question 1: 1 of 3 (pass@1 1/3, pass@2 1 - C(2,2)/C(3,2) = 2/3);
+        // question 2: 3 of 3. No question has 5 rounds: no pass@5.
+        assert_eq!(p.get("pass@1"), Some(&round_to((1.0 / 3.0 + 1.0) / 2.0, 4)));
+        assert_eq!(p.get("pass@2"), Some(&round_to((2.0 / 3.0 + 1.0) / 2.0, 4)));
+        assert_eq!(p.get("pass@5"), None);
+        let interval = summary.prompt_results["prompt1"].accuracy_interval.unwrap();
+        // Wilson 4 of 6: [30.0, 90.3].
+        assert_eq!(interval, [30.0, 90.3]);
+    }
 
     fn summary_of(info: &RunInfo, records: &[CaseRecord]) -> Summary {
         let dir = tempfile::tempdir().expect("tempdir");

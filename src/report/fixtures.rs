@@ -58,6 +58,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
             "warnings": []
         }),
         thresholds: BTreeMap::new(),
+        pass_at_k: vec![1, 5, 10],
         not_evaluated: Vec::new(),
         cache: None,
     }

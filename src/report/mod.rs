@@ -78,6 +78,13 @@ pub struct RunInfo {
     /// was off or the run replayed recordings.
     #[serde(default)]
     pub cache: Option<CacheStats>,
+    /// The k of the pass@k figures (`pass_at_k` in harness.toml).
+    #[serde(default = "default_pass_at_k")]
+    pub pass_at_k: Vec<usize>,
+}
+
+fn default_pass_at_k() -> Vec<usize> {
+    crate::config::DEFAULT_PASS_AT_K.to_vec()
 }
 
 /// Where the report files were written.
@@ -287,7 +294,8 @@ pub struct PromptResult {
     pub accuracy_interval: Option<[f64; 2]>,
     /// pass@k (Chen et al. 2021's unbiased estimator) over each question's
     /// evaluated rounds, averaged over questions: `{"pass@1": 0.66, ...}`,
-    /// for k = 1, 5, 10 where every question has at least k rounds.
+    /// for the configured k (`pass_at_k`, default 1, 5, 10) where every
+    /// question has at least k rounds.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pass_at_k: BTreeMap<String, f64>,
     pub correct_answers: usize,

@@ -501,6 +501,7 @@ impl Session {
                 .collect(),
             not_evaluated: self.manifest.not_evaluated.clone(),
             cache: self.cache.as_ref().map(|c| c.stats()),
+            pass_at_k: self.config.pass_at_k.clone(),
         };
         out.emit(Event::Reporting);
         let (summary, written) =
