@@ -1,5 +1,7 @@
-//! Execution + expected answer -> [`Verdict`] (spec §5.3): trim, normalise
-//! CRLF, compare exactly; failures are classified from how the program ended.
+//! Execution + question -> [`Verdict`] (spec §5.3): trim, normalise CRLF and
+//! compare with the answer as its `match` says (exactly by default), or with
+//! `tests` check the exit status; failures are classified from how the
+//! program ended.
 
 use crate::case::{ExecutionRecord, Verdict};
 use crate::suite::{Match, Question};
@@ -16,11 +18,6 @@ pub struct Judgement {
 /// Trims both ends and turns CRLF into LF, as the spec's comparison does.
 pub fn normalise(text: &str) -> String {
     text.replace("\r\n", "\n").trim().to_string()
-}
-
-/// The spec's judgement: stdout equal to `expected` after [`normalise`].
-pub fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
-    decide(execution, expected, &Match::Exact, false)
 }
 
 /// A question's judgement: with `tests`, the program (the code, then the
@@ -110,11 +107,12 @@ fn compare(actual: &str, expected: &str, matcher: &Match) -> Result<(), String> 
             shown(expected),
             shown(actual)
         )),
-        Match::Regex { pattern } => match regex::Regex::new(pattern) {
+        // The answer is the pattern (trimmed, like the stdout it searches).
+        Match::Regex => match regex::Regex::new(expected) {
             Ok(re) if re.is_match(actual) => Ok(()),
             Ok(_) => Err(format!(
                 "expected output matching /{}/, got {}",
-                abbreviate(pattern, 80),
+                abbreviate(expected, 80),
                 shown(actual)
             )),
             Err(e) => Err(format!("the answer's regex is invalid: {e}")),
@@ -187,6 +185,11 @@ pub fn abbreviate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spec's judgement: stdout equal to `expected` after [`normalise`].
+    fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
+        decide(execution, expected, &Match::Exact, false)
+    }
 
     fn exec(stdout: &str, stderr: &str, code: Option<i32>) -> ExecutionRecord {
         ExecutionRecord {
@@ -301,12 +304,7 @@ mod tests {
             entry_point: None,
             reference: None,
         };
-        let re = q(
-            r"^Hello, \w+!$",
-            Match::Regex {
-                pattern: r"^Hello, \w+!$".into(),
-            },
-        );
+        let re = q(r"^Hello, \w+!$", Match::Regex);
         assert_eq!(
             judge_question(&exec("Hello, Ada!\n", "", Some(0)), &re).verdict,
             Verdict::Correct

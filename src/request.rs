@@ -54,6 +54,7 @@ pub fn build(
     let mut left_out_to_fit = 0;
     if let Some(budget) = prompt_budget(config) {
         let system_tokens = system.map_or(0, estimate_tokens);
+        // The same sum as `estimate_messages` of the request built below.
         while !shown.is_empty() && system_tokens + estimate_tokens(&user) > budget {
             shown = &shown[1..];
             left_out_to_fit += 1;
@@ -101,6 +102,11 @@ pub fn prompt_room(window: usize, config: &Config) -> usize {
 /// Tokens the chat template adds around the messages (role markers).
 const CHAT_TEMPLATE_MARGIN: usize = 32;
 
+/// [`estimate_tokens`] of every message of a request.
+pub fn estimate_messages(messages: &[Message]) -> usize {
+    messages.iter().map(|m| estimate_tokens(&m.content)).sum()
+}
+
 /// A deliberately high estimate of a text's tokens, without the model's
 /// tokenizer: 3 ASCII characters per token (tokenizers of code models give
 /// 3.5 to 4.5 for English and code) and one token per other character (CJK
@@ -142,11 +148,7 @@ mod tests {
     }
 
     fn tokens(r: &CaseRequest) -> usize {
-        r.request
-            .messages
-            .iter()
-            .map(|m| estimate_tokens(&m.content))
-            .sum()
+        estimate_messages(&r.request.messages)
     }
 
     #[test]

@@ -63,9 +63,9 @@ pub struct Question {
 pub enum Match {
     /// The spec's comparison: equal after trimming and CRLF -> LF.
     Exact,
-    /// The pattern (regex crate syntax) is found in the trimmed stdout;
-    /// anchor it with `^...$` for a whole match.
-    Regex { pattern: String },
+    /// The `answer` is a pattern (regex crate syntax) found in the trimmed
+    /// stdout; anchor it with `^...$` for a whole match.
+    Regex,
     /// Both parse as numbers within `tolerance` of each other (absolute).
     Numeric { tolerance: f64 },
 }
@@ -442,7 +442,7 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         }
         other => other,
     };
-    let matcher = parse_match(index, obj, !answer.is_empty())?;
+    let matcher = parse_match(index, obj, &answer)?;
     let reference = optional_text("reference")?;
     let id = match obj.get("id") {
         None | Some(Value::Null) => derive_id(index, &question),
@@ -484,7 +484,7 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
 fn parse_match(
     index: usize,
     obj: &serde_json::Map<String, Value>,
-    has_answer: bool,
+    answer: &str,
 ) -> Result<Match, String> {
     let tolerance = match obj.get("tolerance") {
         None | Some(Value::Null) => None,
@@ -513,7 +513,7 @@ fn parse_match(
             ));
         }
     };
-    if kind != "exact" && !has_answer {
+    if kind != "exact" && answer.is_empty() {
         return Err(format!(
             "question {index}: `match` compares stdout with `answer`, which it lacks"
         ));
@@ -526,17 +526,14 @@ fn parse_match(
     match kind {
         "exact" => Ok(Match::Exact),
         "regex" => {
-            let pattern = obj["answer"].as_str().unwrap_or_default().to_string();
-            regex::Regex::new(&pattern).map_err(|e| {
+            regex::Regex::new(answer).map_err(|e| {
                 format!(
                     "question {index}: `answer` is not a valid regex for \"match\": \"regex\": {e}"
                 )
             })?;
-            Ok(Match::Regex { pattern })
+            Ok(Match::Regex)
         }
         "numeric" => {
-            let answer = obj["answer"].to_string();
-            let answer = answer.trim_matches('"');
             if answer.trim().parse::<f64>().is_err() {
                 return Err(format!(
                     "question {index}: `answer` {answer:?} is not a number, as \"match\": \"numeric\" needs"
@@ -751,12 +748,8 @@ mod tests {
         assert_eq!(q[0].entry_point.as_deref(), Some("f"));
         assert_eq!(q[0].answer, "");
         assert_eq!(q[0].expected_text(), TESTS_PASS);
-        assert_eq!(
-            q[1].matcher,
-            Match::Regex {
-                pattern: r"^Hello, \w+!$".into()
-            }
-        );
+        assert_eq!(q[1].matcher, Match::Regex);
+        assert_eq!(q[1].answer, r"^Hello, \w+!$");
         assert_eq!(q[2].matcher, Match::Numeric { tolerance: 0.001 });
         assert_eq!(q[3].answer, "True");
         assert_eq!(q[3].matcher, Match::Exact);

