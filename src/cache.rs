@@ -185,7 +185,8 @@ impl CachedBackend {
             identity: self.identity.clone(),
             request: request.key(),
             round: case.round,
-            sample: 0,
+            // 0 for a run without samples: its entries serve sample 1.
+            sample: case.sample_index(),
         }
     }
 }
@@ -284,6 +285,7 @@ mod tests {
             question: 1,
             question_id: "q1".into(),
             round,
+            sample: None,
         }
     }
 

@@ -3,35 +3,56 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One prompt x question x round. `question` is 1-based, as in the spec's
-/// `question_N.py` files.
+/// One prompt x question x round (x sample). `question` is 1-based, as in
+/// the spec's `question_N.py` files.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CaseId {
     pub prompt: String,
     pub question: usize,
     pub question_id: String,
     pub round: u32,
+    /// 1-based sample of a run with `samples` > 1; `None` in a run drawing
+    /// one reply per case, whose names and keys stay as they always were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
 }
 
 impl CaseId {
     /// The libtest name: `prompt1::q1_two_sum::r1`. Prompt first so that a
     /// prompt name filter selects that prompt, the question id in the middle
     /// so it selects that question under every prompt.
+    /// A sampled case ends in `::s2`.
     pub fn test_name(&self) -> String {
-        format!("{}::{}::r{}", self.prompt, self.question_id, self.round)
+        let name = format!("{}::{}::r{}", self.prompt, self.question_id, self.round);
+        match self.sample {
+            Some(s) => format!("{name}::s{s}"),
+            None => name,
+        }
     }
 
     /// The insta snapshot name; `::` is not portable in file names.
     pub fn snapshot_name(&self) -> String {
-        format!("{}__{}__r{}", self.prompt, self.question_id, self.round)
+        let name = format!("{}__{}__r{}", self.prompt, self.question_id, self.round);
+        match self.sample {
+            Some(s) => format!("{name}__s{s}"),
+            None => name,
+        }
     }
 
     /// The chain this case belongs to: cases of one chain share a history.
+    /// Each sample is its own chain: its history shows its own earlier replies.
     pub fn chain(&self) -> ChainId {
         ChainId {
             prompt: self.prompt.clone(),
             round: self.round,
+            sample: self.sample,
         }
+    }
+
+    /// 0 for the only or the first sample: the offset of its seed and its
+    /// index in the response cache's key.
+    pub fn sample_index(&self) -> u32 {
+        self.sample.map_or(0, |s| s - 1)
     }
 }
 
@@ -41,6 +62,8 @@ impl CaseId {
 pub struct ChainId {
     pub prompt: String,
     pub round: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
 }
 
 /// The outcome classes of spec §5.3 / §6.1, plus `not_evaluated`.
@@ -263,6 +286,7 @@ mod tests {
             question: 1,
             question_id: q.into(),
             round: 2,
+            sample: None,
         }
     }
 

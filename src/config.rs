@@ -85,6 +85,15 @@ impl Default for LlmConfig {
 }
 
 impl LlmConfig {
+    /// The options of the `index`-th sample (0-based): its own seed,
+    /// `seed + index`, so sample 0 asks what a run without samples asks.
+    pub fn for_sample(&self, index: u32) -> LlmConfig {
+        LlmConfig {
+            seed: self.seed.map(|s| s.wrapping_add(i64::from(index))),
+            ..self.clone()
+        }
+    }
+
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout_secs)
     }
@@ -239,6 +248,10 @@ pub struct Config {
     /// its flags (what the model name alone does not say).
     pub model_info: Option<String>,
     pub rounds: u32,
+    /// Replies drawn per case (`samples`, PROMPTEVAL_SAMPLES), each with its
+    /// own seed (`llm.seed` + sample - 1), cache key and journal line: the
+    /// n of pass@k. 1: no sample dimension (case names end in `::rN`).
+    pub samples: u32,
     pub result_dir: PathBuf,
     pub backend: BackendKind,
     /// Ollama base URL, normalised from OLLAMA_HOST's `host:port` or URL forms.
@@ -277,6 +290,7 @@ struct ConfigFile {
     model: Option<String>,
     model_info: Option<String>,
     rounds: Option<u32>,
+    samples: Option<u32>,
     result_dir: Option<PathBuf>,
     backend: Option<BackendKind>,
     snapshot_dir: Option<PathBuf>,
@@ -430,6 +444,7 @@ impl Config {
             model: file.model.unwrap_or_else(|| DEFAULT_MODEL.into()),
             model_info: file.model_info,
             rounds: file.rounds.unwrap_or(1),
+            samples: file.samples.unwrap_or(1),
             result_dir: rel(file.result_dir.unwrap_or_else(|| PathBuf::from("result"))),
             backend: file.backend.unwrap_or(BackendKind::Auto),
             ollama_host: file
@@ -469,18 +484,21 @@ impl Config {
         if let Some(v) = get("PROMPTEVAL_MODEL_INFO") {
             self.model_info = Some(v.trim().to_string());
         }
-        if let Some(v) = get("PROMPTEVAL_ROUNDS") {
-            self.rounds = v.trim().parse().map_err(|_| ConfigError::Env {
-                var: "PROMPTEVAL_ROUNDS",
-                value: v.clone(),
-                message: "expected a whole number of rounds >= 1, e.g. PROMPTEVAL_ROUNDS=3".into(),
-            })?;
-            if self.rounds == 0 {
-                return Err(ConfigError::Env {
-                    var: "PROMPTEVAL_ROUNDS",
-                    value: v,
-                    message: "at least one round is needed".into(),
-                });
+        for (var, setting, what) in [
+            ("PROMPTEVAL_ROUNDS", &mut self.rounds, "rounds"),
+            ("PROMPTEVAL_SAMPLES", &mut self.samples, "samples per case"),
+        ] {
+            if let Some(v) = get(var) {
+                *setting = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| ConfigError::Env {
+                        var,
+                        value: v.clone(),
+                        message: format!("expected a whole number of {what} >= 1, e.g. {var}=3"),
+                    })?;
             }
         }
         if let Some(v) = get("PROMPTEVAL_CONCURRENCY") {
@@ -554,6 +572,11 @@ impl Config {
         };
         if self.rounds == 0 {
             return Err(file_err("`rounds` must be at least 1".into()));
+        }
+        if self.samples == 0 {
+            return Err(file_err(
+                "`samples` must be at least 1 (replies drawn per case)".into(),
+            ));
         }
         if self.pass_at_k.contains(&0) {
             return Err(file_err(

@@ -261,6 +261,7 @@ pub(crate) mod tests {
                 question: q,
                 question_id: format!("q{q}"),
                 round: 1,
+                sample: None,
             },
             name: format!("p::q{q}::r1"),
             verdict: Verdict::Correct,

@@ -9,17 +9,28 @@
 use crate::case::CaseId;
 use crate::suite::Suite;
 
-pub fn cases(suite: &Suite, rounds: u32) -> Vec<CaseId> {
-    let mut out = Vec::with_capacity(suite.prompts.len() * suite.questions.len() * rounds as usize);
+/// Every prompt x question x round x sample; `samples` = 1 gives cases
+/// without a sample (their names end in `::rN`).
+pub fn cases(suite: &Suite, rounds: u32, samples: u32) -> Vec<CaseId> {
+    let sampled: Vec<Option<u32>> = match samples {
+        0 | 1 => vec![None],
+        n => (1..=n).map(Some).collect(),
+    };
+    let mut out = Vec::with_capacity(
+        suite.prompts.len() * suite.questions.len() * rounds as usize * sampled.len(),
+    );
     for q in &suite.questions {
         for round in 1..=rounds {
-            for p in &suite.prompts {
-                out.push(CaseId {
-                    prompt: p.name.clone(),
-                    question: q.index,
-                    question_id: q.id.clone(),
-                    round,
-                });
+            for &sample in &sampled {
+                for p in &suite.prompts {
+                    out.push(CaseId {
+                        prompt: p.name.clone(),
+                        question: q.index,
+                        question_id: q.id.clone(),
+                        round,
+                        sample,
+                    });
+                }
             }
         }
     }
@@ -40,7 +51,7 @@ mod tests {
                 {"id": "y", "question": "q", "answer": "2"}]}"#,
         )
         .unwrap();
-        let names: Vec<String> = cases(&suite, 2).iter().map(CaseId::test_name).collect();
+        let names: Vec<String> = cases(&suite, 2, 1).iter().map(CaseId::test_name).collect();
         assert_eq!(
             names,
             [
@@ -48,5 +59,17 @@ mod tests {
                 "b::y::r2"
             ]
         );
+        let sampled: Vec<String> = cases(&suite, 1, 2).iter().map(CaseId::test_name).collect();
+        assert_eq!(
+            sampled,
+            [
+                "a::x::r1::s1", "b::x::r1::s1", "a::x::r1::s2", "b::x::r1::s2", "a::y::r1::s1",
+                "b::y::r1::s1", "a::y::r1::s2", "b::y::r1::s2"
+            ]
+        );
+        // Each sample is its own chain.
+        let chains: std::collections::BTreeSet<_> =
+            cases(&suite, 1, 2).iter().map(CaseId::chain).collect();
+        assert_eq!(chains.len(), 4);
     }
 }

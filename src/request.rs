@@ -34,7 +34,8 @@ pub struct CaseRequest {
 
 /// The request for `question` under `template` with the `system` prompt
 /// (`Suite::system_prompt_for`), after the chain's earlier entries
-/// `history` (oldest first; the configured caps decide what is shown).
+/// `history` (oldest first; the configured caps decide what is shown), as
+/// the 0-based `sample` of its case (which decides the seed).
 ///
 /// With `history.fit_window` (the default), the oldest shown entries are
 /// also left out while the prompt's estimated size (see [`estimate_tokens`])
@@ -48,6 +49,7 @@ pub fn build(
     template: &str,
     question: &str,
     history: &[HistoryEntry],
+    sample: u32,
 ) -> CaseRequest {
     let mut shown = kept(history, &config.history);
     let mut user = render_prompt(template, question, shown, &config.history);
@@ -70,7 +72,7 @@ pub fn build(
         request: ChatRequest {
             model: model.to_string(),
             messages,
-            options: config.llm.clone(),
+            options: config.llm.for_sample(sample),
         },
         user,
         inputs: PromptInputs {
@@ -161,7 +163,7 @@ mod tests {
             SYSTEM,
             "T: {question}",
             "Q9",
-            &history,
+            &history, 0,
         );
         assert_eq!(whole.inputs.history.len(), 8);
         assert!(
@@ -169,7 +171,7 @@ mod tests {
             "the test needs a long history"
         );
 
-        let fitted = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history);
+        let fitted = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history, 0);
         assert!(fitted.left_out_to_fit > 0);
         assert!(tokens(&fitted) <= prompt_room(1024, &c));
         // The most recent entries are the ones kept, and the inputs say so.
@@ -181,7 +183,7 @@ mod tests {
         // Deterministic: replay rebuilds the same request from the config.
         assert_eq!(
             fitted,
-            build(&c, "m", SYSTEM, "T: {question}", "Q9", &history)
+            build(&c, "m", SYSTEM, "T: {question}", "Q9", &history, 0)
         );
     }
 
@@ -189,7 +191,7 @@ mod tests {
     fn fitting_off_or_no_window_keeps_what_the_caps_keep() {
         let history = entries(8);
         for c in [config(Some(1024), false), config(None, true)] {
-            let r = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history);
+            let r = build(&c, "m", SYSTEM, "T: {question}", "Q9", &history, 0);
             assert_eq!(r.left_out_to_fit, 0);
             assert_eq!(r.inputs.history.len(), 8);
         }

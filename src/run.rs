@@ -71,6 +71,7 @@ impl Pipeline {
             &prompt.template,
             &question.question,
             history,
+            case.sample_index(),
         );
         if left_out_to_fit > 0
             && !self

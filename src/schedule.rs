@@ -409,6 +409,7 @@ mod tests {
                     question: q,
                     question_id: format!("q{q}"),
                     round: 1,
+                    sample: None,
                 });
             }
         }

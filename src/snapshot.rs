@@ -255,6 +255,7 @@ mod tests {
             question: 1,
             question_id: "q1".into(),
             round: 1,
+            sample: None,
         };
         let file = store.path(&case);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();

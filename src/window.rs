@@ -83,6 +83,7 @@ pub fn warnings(
             &prompt.template,
             &question.question,
             &[],
+            case.sample_index(),
         );
         let tokens = estimate_messages(&first.request.messages);
         if tokens > room {
@@ -135,6 +136,7 @@ mod tests {
             question: 1,
             question_id: "q1".into(),
             round: 1,
+            sample: None,
         }
     }
 

@@ -71,6 +71,7 @@ fn case() -> CaseId {
         question: 1,
         question_id: "q1".into(),
         round: 1,
+        sample: None,
     }
 }
 

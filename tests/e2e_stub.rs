@@ -771,3 +771,67 @@ fn explicit_replay_without_recordings_is_an_error() {
         run.stderr
     );
 }
+
+/// `samples = 4`: each case draws four replies, each with its own seed
+/// (llm.seed + sample - 1), case name, journal line and cache key, and
+/// pass@k is Chen et al.'s estimator over them.
+#[test]
+fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
+    // Greet is right on even seeds only: 2 of 4 samples. Two Sum always,
+    // the average never.
+    let server = StubServer::start(|req: &Request| match two_of_three(req) {
+        Behaviour::Reply(r) if r == GREET && req.json["options"]["seed"].as_i64() == Some(43) => {
+            Behaviour::Reply("```python\nprint('Hello, World!')\n```".into())
+        }
+        Behaviour::Reply(r) if r == GREET && req.json["options"]["seed"].as_i64() == Some(45) => {
+            Behaviour::Reply("```python\nprint('Hello')\n```".into())
+        }
+        other => other,
+    });
+    let s = scratch("samples = 4\npass_at_k = [1, 2, 5]\n[llm]\ntemperature = 0.8\nseed = 42\n");
+    let env = [
+        ("OLLAMA_HOST", server.url()),
+        ("PROMPTEVAL_CACHE", "on".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = s.prompts(&["prompt3"], &env);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let lines = case_lines(&run.stdout);
+    assert_eq!(lines.len(), 12, "{lines:#?}");
+    for sample in 1..=4 {
+        assert!(
+            lines.contains(&format!("test prompt3::q1_two_sum::r1::s{sample} ... ok")),
+            "{lines:#?}"
+        );
+    }
+    let chats = server.requests_to("/api/chat");
+    let mut seeds: Vec<i64> = chats
+        .iter()
+        .map(|r| r.json["options"]["seed"].as_i64().expect("a seed"))
+        .collect();
+    seeds.sort();
+    assert_eq!(seeds, [42, 42, 42, 43, 43, 43, 44, 44, 44, 45, 45, 45]);
+    assert!(chats.iter().all(|r| r.json["options"]["temperature"] == 0.8));
+    assert_eq!(s.journal_lines(), 12);
+
+    let summary = s.summary();
+    assert_eq!(summary["samples"], 4, "{summary}");
+    let r = &summary["prompt_results"]["prompt3"];
+    // Per question (n = 4): c = 4, 2, 0. pass@1 = (1 + 1/2 + 0) / 3;
+    // pass@2 = (1 + (1 - C(2,2)/C(4,2)) + 0) / 3 = (1 + 5/6) / 3.
+    assert_eq!(r["pass_at_k"]["pass@1"], 0.5, "{summary}");
+    assert_eq!(r["pass_at_k"]["pass@2"], 0.6111, "{summary}");
+    assert!(r["pass_at_k"].get("pass@5").is_none(), "n = 4 < 5: {summary}");
+    let interval = r["pass_at_k_interval"]["pass@1"].as_array().expect("an interval");
+    let (lo, hi) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+    assert!(lo <= 0.5 && 0.5 <= hi && lo >= 0.0 && hi <= 1.0, "{interval:?}");
+    assert_eq!(r["unstable_questions"], serde_json::json!(["q2_greet_world"]));
+    assert!(run.stdout.contains("pass@2 0.611"), "{}", run.stdout);
+    assert!(s.run_dir().join("prompt3/question_2_sample_4.py").is_file());
+
+    // Every sample has its own cache entry: a rerun asks the server nothing.
+    let before = server.requests_to("/api/chat").len();
+    let again = s.prompts(&["prompt3"], &env);
+    assert_eq!(again.status, Some(101), "{}", again.both());
+    assert_eq!(server.requests_to("/api/chat").len(), before);
+}

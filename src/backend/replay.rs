@@ -219,6 +219,7 @@ fn build_for(
         &prompt.template,
         question,
         history,
+        case.sample_index(),
     )
 }
 
@@ -527,7 +528,7 @@ mod tests {
     /// prints the expected answer, each case passed.
     fn record(store: &SnapshotStore, suite: &Suite, config: &Config) {
         let mut history = Vec::new();
-        for case in plan::cases(suite, 1) {
+        for case in plan::cases(suite, 1, 1) {
             let q = &suite.questions[case.question - 1];
             let built = build_for(&case, &history, suite, config, MODEL);
             let reply = format!("```python\nprint({})\n```", q.answer);
@@ -569,7 +570,7 @@ mod tests {
         let mut config = config();
         record(&store, &recorded, &config);
         let replay = Replay::new(store);
-        let all = plan::cases(&recorded, 1);
+        let all = plan::cases(&recorded, 1, 1);
 
         let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
         assert_eq!(m.runnable, all, "{:?}", m.unmatched);
@@ -615,7 +616,7 @@ mod tests {
             template: "New: {question}".into(),
             system_prompt: None,
         });
-        let wider = plan::cases(&two_prompts, 2);
+        let wider = plan::cases(&two_prompts, 2, 1);
         let m = replay.match_cases(&wider, &HashMap::new(), &two_prompts, &config, MODEL);
         assert_eq!(m.runnable, all);
         let count = |r: Reason| m.unmatched.iter().filter(|(_, m)| m.reason == r).count();
@@ -649,7 +650,7 @@ mod tests {
         let config = config();
         record(&store, &suite, &config);
         let replay = Replay::new(store);
-        let case = plan::cases(&suite, 1).remove(1);
+        let case = plan::cases(&suite, 1, 1).remove(1);
         let mut history = vec![HistoryEntry {
             question_number: 1,
             question: "print one".into(),

@@ -24,10 +24,10 @@ pub(crate) struct Tally {
     /// round -> (correct, evaluated)
     rounds: BTreeMap<u32, (usize, usize)>,
     api_failures: BTreeMap<ApiFailure, usize>,
-    /// (question id, round) -> passed, in first-seen order; evaluated cases
-    /// only. Paired with another prompt's (McNemar) and summed per question
-    /// ([`Tally::outcomes`]).
-    cells: indexmap::IndexMap<(String, u32), bool>,
+    /// (question id, round, sample index) -> passed, in first-seen order;
+    /// evaluated cases only. Paired with another prompt's (McNemar) and
+    /// summed per question ([`Tally::outcomes`]).
+    cells: indexmap::IndexMap<(String, u32, u32), bool>,
     /// Summed server figures of the cases that reported them.
     tokens: crate::case::Tokens,
     /// Evaluated cases whose reply stopped at the length limit.
@@ -65,8 +65,14 @@ impl Tally {
         if r.reply_cut() {
             self.truncated_replies += 1;
         }
-        self.cells
-            .insert((r.case.question_id.clone(), r.case.round), r.passed());
+        self.cells.insert(
+            (
+                r.case.question_id.clone(),
+                r.case.round,
+                r.case.sample_index(),
+            ),
+            r.passed(),
+        );
         let round = self.rounds.entry(r.case.round).or_insert((0, 0));
         round.1 += 1;
         if r.passed() {
@@ -85,10 +91,11 @@ impl Tally {
         }
     }
 
-    /// question id -> (rounds passed, rounds failed), in first-seen order.
+    /// question id -> (attempts passed, attempts failed) over its rounds
+    /// and samples, in first-seen order.
     fn outcomes(&self) -> indexmap::IndexMap<&str, (usize, usize)> {
         let mut per_question = indexmap::IndexMap::new();
-        for ((id, _), &passed) in &self.cells {
+        for ((id, _, _), &passed) in &self.cells {
             let seen = per_question.entry(id.as_str()).or_insert((0, 0));
             if passed {
                 seen.0 += 1;
@@ -135,6 +142,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
         endpoint: info.endpoint.clone(),
         suite: info.suite.clone(),
         rounds: info.rounds,
+        samples: info.samples,
         complete: info.complete,
         planned_cases: info.planned_cases,
         finished_cases,
@@ -166,6 +174,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let not_evaluated = not_evaluated_reasons.values().sum();
     let threshold = info.thresholds.get(name).copied();
     let outcomes = t.outcomes();
+    let pass_at_k = pass_at_k(&outcomes, &info.pass_at_k);
     let unstable_questions: Vec<String> = outcomes
         .iter()
         .filter(|(_, (passed, failed))| *passed > 0 && *failed > 0)
@@ -187,7 +196,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     }
     if !unstable_questions.is_empty() {
         warnings.push(format!(
-            "{} unstable question(s), passed in some rounds and failed in others: {}",
+            "{} unstable question(s), passed in some rounds or samples and failed in others: {}",
             unstable_questions.len(),
             unstable_questions.join(", ")
         ));
@@ -195,7 +204,8 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     PromptResult {
         accuracy_interval: stats::wilson(t.correct, t.evaluated)
             .map(|(lo, hi)| [round_to(lo * 100.0, 1), round_to(hi * 100.0, 1)]),
-        pass_at_k: pass_at_k(&outcomes, &info.pass_at_k),
+        pass_at_k: pass_at_k.values,
+        pass_at_k_interval: pass_at_k.intervals,
         warnings,
         unstable_questions,
         tokens: t.tokens,
@@ -324,24 +334,34 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
 /// The level below which a difference is called more than noise.
 const SIGNIFICANCE: f64 = 0.05;
 
+/// pass@k for each k and its 95 % interval.
+pub(crate) struct PassAtK {
+    pub values: BTreeMap<String, f64>,
+    pub intervals: BTreeMap<String, [f64; 2]>,
+}
+
 /// pass@k averaged over questions, each question's n being its evaluated
-/// rounds; a k is reported only when every question has at least k.
-fn pass_at_k(
-    outcomes: &indexmap::IndexMap<&str, (usize, usize)>,
-    ks: &[usize],
-) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
-    if outcomes.is_empty() {
-        return out;
-    }
+/// rounds x samples; a k is reported only when every question has at least
+/// k. Its interval is a bootstrap over questions (attempts of one question
+/// are not independent, so a pooled binomial interval would be too narrow).
+pub(crate) fn pass_at_k(outcomes: &indexmap::IndexMap<&str, (usize, usize)>, ks: &[usize]) -> PassAtK {
+    let mut out = PassAtK {
+        values: BTreeMap::new(),
+        intervals: BTreeMap::new(),
+    };
     for &k in ks {
         let per_question: Option<Vec<f64>> = outcomes
             .values()
             .map(|&(passed, failed)| stats::pass_at_k(passed + failed, passed, k))
             .collect();
-        if let Some(values) = per_question {
-            let mean = values.iter().sum::<f64>() / values.len() as f64;
-            out.insert(format!("pass@{k}"), round_to(mean, 4));
+        let Some(values) = per_question.filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        out.values.insert(format!("pass@{k}"), round_to(mean, 4));
+        if let Some((lo, hi)) = stats::bootstrap_mean(&values) {
+            out.intervals
+                .insert(format!("pass@{k}"), [round_to(lo, 4), round_to(hi, 4)]);
         }
     }
     out

@@ -212,6 +212,8 @@ impl CasesCsv {
             "question",
             "question_id",
             "round",
+            // Empty in a run without samples.
+            "sample",
             "verdict",
             "expected",
             "actual",
@@ -227,6 +229,7 @@ impl CasesCsv {
             case.case.question.to_string(),
             spreadsheet_safe(&case.case.question_id),
             case.case.round.to_string(),
+            case.case.sample.map(|s| s.to_string()).unwrap_or_default(),
             case.verdict.as_str().to_string(),
             spreadsheet_safe(&case.expected),
             spreadsheet_safe(&case.actual),
@@ -357,6 +360,8 @@ mod tests {
                 "accuracy": 66.7,
                 "accuracy_interval": [20.8, 93.9],
                 "pass_at_k": {"pass@1": 0.6667},
+                // Three questions: the bootstrap can only say 0 to 1.
+                "pass_at_k_interval": {"pass@1": [0.0, 1.0]},
                 "correct_answers": 2,
                 "total_questions": 3,
                 "avg_execution_time": 0.03,
@@ -481,6 +486,7 @@ mod tests {
                 "question",
                 "question_id",
                 "round",
+                "sample",
                 "verdict",
                 "expected",
                 "actual",
@@ -496,6 +502,7 @@ mod tests {
                 "2",
                 "q2_indent",
                 "1",
+                "",
                 "correct",
                 "Hello, World!\nWelcome to Python!",
                 "Hello, World!\nWelcome to Python!",
@@ -503,9 +510,9 @@ mod tests {
                 "1.500"
             ]
         );
-        assert_eq!(rows[2][4], "wrong_answer");
-        assert_eq!(rows[2][6], "'=HYPERLINK(\"http://x\")\nsecond, line");
-        assert_eq!(rows[8][4], "api_error");
+        assert_eq!(rows[2][5], "wrong_answer");
+        assert_eq!(rows[2][7], "'=HYPERLINK(\"http://x\")\nsecond, line");
+        assert_eq!(rows[8][5], "api_error");
     }
 
     #[test]

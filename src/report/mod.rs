@@ -45,6 +45,10 @@ use crate::case::{CaseId, CaseRecord, Unevaluated};
 
 pub use table::terminal_table;
 
+fn one() -> u32 {
+    1
+}
+
 /// Facts about the run that are not in any single case record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
@@ -59,6 +63,9 @@ pub struct RunInfo {
     pub backend: String,
     pub endpoint: String,
     pub rounds: u32,
+    /// Replies drawn per case (`samples`).
+    #[serde(default = "one")]
+    pub samples: u32,
     /// Prompt names in suite order, with their templates.
     pub prompts: Vec<(String, String)>,
     pub question_count: usize,
@@ -263,6 +270,10 @@ pub struct Summary {
     pub endpoint: String,
     pub suite: String,
     pub rounds: u32,
+    /// Replies drawn per case (`samples`): each question's pass@k n is
+    /// rounds x samples.
+    #[serde(default = "one")]
+    pub samples: u32,
     /// False: the run was interrupted and every view says INCOMPLETE.
     pub complete: bool,
     pub planned_cases: usize,
@@ -294,11 +305,15 @@ pub struct PromptResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accuracy_interval: Option<[f64; 2]>,
     /// pass@k (Chen et al. 2021's unbiased estimator) over each question's
-    /// evaluated rounds, averaged over questions: `{"pass@1": 0.66, ...}`,
+    /// evaluated rounds and samples, averaged over questions: `{"pass@1": 0.66, ...}`,
     /// for the configured k (`pass_at_k`, default 1, 5, 10) where every
     /// question has at least k rounds.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pass_at_k: BTreeMap<String, f64>,
+    /// 95 % interval of each `pass_at_k` value: a percentile bootstrap over
+    /// questions (2,000 resamples, fixed seed); absent for one question.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k_interval: BTreeMap<String, [f64; 2]>,
     pub correct_answers: usize,
     /// The denominator of `accuracy`: evaluated cases.
     pub total_questions: usize,
@@ -506,9 +521,10 @@ fn groups<'a, T>(
     make: impl Fn(Vec<T>) -> Cases<'a>,
 ) -> Vec<PromptGroup<'a>> {
     located.sort_by(|(a, _), (b, _)| {
-        (&a.prompt, a.round, a.question, &a.question_id).cmp(&(
+        (&a.prompt, a.round, a.sample, a.question, &a.question_id).cmp(&(
             &b.prompt,
             b.round,
+            b.sample,
             b.question,
             &b.question_id,
         ))

@@ -22,16 +22,17 @@ pub(crate) fn case_file(dir: &Path, case: &CaseRecord) -> (PathBuf, String) {
     (dir.join(case_file_name(case)), render(case))
 }
 
-/// `question_N.py` for round 1, `question_N_round_R.py` after it.
+/// `question_N.py` for round 1, `question_N_round_R.py` after it; a
+/// sampled case adds `_sample_S`.
 pub(crate) fn case_file_name(case: &CaseRecord) -> String {
-    if case.case.round <= 1 {
-        format!("question_{}.py", case.case.question)
-    } else {
-        format!(
-            "question_{}_round_{}.py",
-            case.case.question, case.case.round
-        )
+    let mut name = format!("question_{}", case.case.question);
+    if case.case.round > 1 {
+        name.push_str(&format!("_round_{}", case.case.round));
     }
+    if let Some(s) = case.case.sample {
+        name.push_str(&format!("_sample_{s}"));
+    }
+    name + ".py"
 }
 
 pub(crate) fn render(case: &CaseRecord) -> String {

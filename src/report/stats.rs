@@ -1,7 +1,9 @@
 //! The statistics behind every number a user compares: 95 % intervals
-//! (Wilson), the unbiased pass@k estimator of Chen et al. 2021, and the
-//! exact McNemar test that says whether one prompt beats another on the
-//! same cases by more than noise.
+//! (Wilson for a proportion of cases, a percentile bootstrap over questions
+//! for a mean of per-question figures such as pass@k), the unbiased pass@k
+//! estimator of Chen et al. 2021, the exact McNemar test that says whether
+//! one prompt beats another on the same cases by more than noise, and
+//! Fisher's exact test for two unpaired proportions.
 
 /// z for a two-sided 95 % interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -58,6 +60,64 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
+/// Resamples of a bootstrap: enough for stable 2.5 % / 97.5 % percentiles.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+
+/// Fixed, so the same run always reports the same interval.
+const BOOTSTRAP_SEED: u64 = 0x5eed_2021;
+
+/// 95 % percentile-bootstrap interval of the mean of `values` (one value
+/// per question, resampled with replacement). `None` with fewer than two
+/// values: one question says nothing about the spread.
+pub fn bootstrap_mean(values: &[f64]) -> Option<(f64, f64)> {
+    if values.len() < 2 {
+        return None;
+    }
+    let mut rng = fastrand::Rng::with_seed(BOOTSTRAP_SEED);
+    let n = values.len();
+    let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| (0..n).map(|_| values[rng.usize(..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    Some((percentile(&means, 0.025), percentile(&means, 0.975)))
+}
+
+/// The `q` quantile of sorted `values`, linearly interpolated.
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    let at = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo as f64)
+}
+
+/// Two-sided p-value of Fisher's exact test that `a` of `n_a` and `b` of
+/// `n_b` come from the same proportion (sum of the table probabilities no
+/// larger than the observed one). 1 when a side is empty.
+pub fn fisher_exact(a: usize, n_a: usize, b: usize, n_b: usize) -> f64 {
+    if n_a == 0 || n_b == 0 || a > n_a || b > n_b {
+        return 1.0;
+    }
+    let successes = a + b;
+    let n = n_a + n_b;
+    let ln_choose = |n: usize, k: usize| ln_factorial(n) - ln_factorial(k) - ln_factorial(n - k);
+    // P(first group has x successes) under the hypergeometric null.
+    let ln_p = |x: usize| {
+        ln_choose(n_a, x) + ln_choose(n_b, successes - x) - ln_choose(n, successes)
+    };
+    let observed = ln_p(a);
+    let lo = successes.saturating_sub(n_b);
+    let hi = successes.min(n_a);
+    let total: f64 = (lo..=hi)
+        .map(ln_p)
+        .filter(|p| *p <= observed + 1e-9)
+        .map(f64::exp)
+        .sum();
+    total.min(1.0)
+}
+
+fn ln_factorial(n: usize) -> f64 {
+    (2..=n).map(|i| (i as f64).ln()).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +163,29 @@ mod tests {
         // Thousands of discordant cases: no underflow to 0 or NaN.
         let p = mcnemar_exact(2600, 2400);
         assert!(p > 0.0 && p < 0.01, "{p}");
+    }
+
+    #[test]
+    fn fisher_exact_equals_the_textbook_values() {
+        // The lady tasting tea: 3 of 4 against 1 of 4, two-sided p = 34/70.
+        assert!(close(fisher_exact(3, 4, 1, 4), 34.0 / 70.0));
+        // 4 of 4 against 0 of 4: p = 2/70.
+        assert!(close(fisher_exact(4, 4, 0, 4), 2.0 / 70.0));
+        assert!(close(fisher_exact(2, 4, 2, 4), 1.0));
+        assert_eq!(fisher_exact(1, 0, 0, 3), 1.0);
+    }
+
+    #[test]
+    fn the_bootstrap_brackets_the_mean_and_is_reproducible() {
+        let values: Vec<f64> = (0..40).map(|i| f64::from(u8::from(i % 3 == 0))).collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let (lo, hi) = bootstrap_mean(&values).unwrap();
+        assert!(lo < mean && mean < hi, "{lo} {mean} {hi}");
+        // About mean ± 1.96 sd/sqrt(n) for a proportion of 40.
+        let se = (mean * (1.0 - mean) / 40.0).sqrt();
+        assert!((hi - lo - 2.0 * 1.96 * se).abs() < 0.05, "{lo} {hi} {se}");
+        assert_eq!(bootstrap_mean(&values), Some((lo, hi)));
+        assert_eq!(bootstrap_mean(&[1.0]), None);
+        assert_eq!(bootstrap_mean(&[0.5, 0.5, 0.5]), Some((0.5, 0.5)));
     }
 }

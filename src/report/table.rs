@@ -94,8 +94,36 @@ pub fn terminal_table(summary: &Summary) -> String {
         out.push_str(&row_line(row, &widths));
     }
     out.push_str(&rule(&widths, '-'));
+    out.push_str(&pass_at_k_lines(summary));
     out.push('\n');
     out.push_str(&best_line(summary));
+    out
+}
+
+/// pass@k with its interval per prompt, when a question had several
+/// attempts (rounds or samples); with one attempt pass@1 is the accuracy.
+fn pass_at_k_lines(summary: &Summary) -> String {
+    let several = summary
+        .prompt_results
+        .values()
+        .any(|r| r.pass_at_k.keys().any(|k| k != "pass@1"));
+    if !several {
+        return String::new();
+    }
+    let mut out = String::from("pass@k (95% CI: bootstrap over questions)\n");
+    for (name, r) in &summary.prompt_results {
+        let mut ks: Vec<(&String, &f64)> = r.pass_at_k.iter().collect();
+        // pass@1, pass@5, pass@10: by k, not as text.
+        ks.sort_by_key(|(k, _)| k.trim_start_matches("pass@").parse::<usize>().unwrap_or(0));
+        let shown: Vec<String> = ks
+            .into_iter()
+            .map(|(k, v)| match r.pass_at_k_interval.get(k) {
+                Some([lo, hi]) => format!("{k} {v:.3} [{lo:.3}, {hi:.3}]"),
+                None => format!("{k} {v:.3}"),
+            })
+            .collect();
+        out.push_str(&format!("  {}: {}\n", terminal_safe(name), shown.join(" · ")));
+    }
     out
 }
 
@@ -206,6 +234,7 @@ mod tests {
             accuracy: Some(accuracy),
             accuracy_interval: None,
             pass_at_k: Default::default(),
+            pass_at_k_interval: Default::default(),
             correct_answers: correct,
             total_questions: total,
             avg_execution_time: Some(avg),

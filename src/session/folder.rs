@@ -19,6 +19,9 @@ pub struct RunManifest {
     pub suite: PathBuf,
     pub model: String,
     pub rounds: u32,
+    /// Replies per case (`samples`); 1 in manifests written before samples.
+    #[serde(default = "one")]
+    pub samples: u32,
     pub backend: String,
     pub endpoint: String,
     /// The cases the run set out to evaluate.
@@ -26,6 +29,10 @@ pub struct RunManifest {
     /// Selected cases the run could not evaluate (no matching recording).
     #[serde(default)]
     pub not_evaluated: Vec<Unevaluated>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Checked before the connection test, so a bad result folder is reported

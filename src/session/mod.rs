@@ -76,13 +76,14 @@ impl Plan {
             config.suite = m.suite.clone();
             config.model = m.model.clone();
             config.rounds = m.rounds;
+            config.samples = m.samples;
         }
         let suite = Suite::load(&config.suite)?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
         let planned = match &manifest {
             Some(m) => m.cases.clone(),
-            None => plan::cases(&suite, config.rounds),
+            None => plan::cases(&suite, config.rounds, config.samples),
         };
         let retry = Retry::from_env(env, resume_dir.is_some())?;
         let planned = match (&manifest, retry) {
@@ -93,7 +94,7 @@ impl Plan {
                     .iter()
                     .chain(m.not_evaluated.iter().map(|u| &u.case))
                     .collect();
-                plan::cases(&suite, config.rounds)
+                plan::cases(&suite, config.rounds, config.samples)
                     .into_iter()
                     .filter(|c| wanted.contains(c))
                     .collect()
@@ -339,6 +340,7 @@ impl Session {
                     suite: suite.path.clone(),
                     model: model.clone(),
                     rounds: config.rounds,
+                    samples: config.samples,
                     backend: source.backend.kind().into(),
                     endpoint: source.backend.endpoint(),
                     cases: source.runnable.clone(),
@@ -372,6 +374,14 @@ impl Session {
                 errors: retried.errors,
                 later_in_chain: retried.later_in_chain,
             });
+        }
+        if config.samples > 1 && config.llm.temperature == 0.0 {
+            tracing::warn!(
+                "samples = {} at llm.temperature = 0: greedy decoding gives every sample the \
+                 same reply, so pass@k for k > 1 only repeats pass@1; set llm.temperature \
+                 (Chen et al. use 0.2 for pass@1 and 0.8 for pass@10 and beyond)",
+                config.samples
+            );
         }
         out.emit(Event::Testing {
             rounds: config.rounds,
@@ -479,6 +489,7 @@ impl Session {
             backend: self.pipeline.backend.kind().into(),
             endpoint: self.pipeline.backend.endpoint(),
             rounds: self.config.rounds,
+            samples: self.config.samples,
             prompts: self
                 .suite
                 .prompts
