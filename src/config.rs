@@ -103,6 +103,40 @@ impl LlmConfig {
     }
 }
 
+/// PartialOrderEval's prompt variants (`[variants]`, see `variants`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VariantsConfig {
+    /// Each question becomes its 41 variants plus the original
+    /// (PROMPTEVAL_VARIANTS=on|off).
+    pub enabled: bool,
+    /// Decides the paragraph samples: the same seed, the same variants.
+    pub seed: u64,
+    pub writer: WriterConfig,
+}
+
+impl Default for VariantsConfig {
+    fn default() -> Self {
+        VariantsConfig {
+            enabled: false,
+            seed: 42,
+            writer: WriterConfig::default(),
+        }
+    }
+}
+
+/// The model that writes p_top and the summaries (`[variants.writer]`);
+/// each field defaults to the run's own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WriterConfig {
+    /// `ollama` or `openai`.
+    pub backend: Option<BackendKind>,
+    /// Ollama's host or the OpenAI-compatible base URL (`.../v1`).
+    pub url: Option<String>,
+    pub model: Option<String>,
+}
+
 /// How much of the chain's history goes into each prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -273,6 +307,7 @@ pub struct Config {
     pub pass_at_k: Vec<usize>,
     pub llm: LlmConfig,
     pub history: HistoryConfig,
+    pub variants: VariantsConfig,
     pub sandbox: SandboxConfig,
     pub gate: GateConfig,
     /// Where this configuration came from, for messages.
@@ -307,6 +342,8 @@ struct ConfigFile {
     llm: LlmConfig,
     #[serde(default)]
     history: HistoryConfig,
+    #[serde(default)]
+    variants: VariantsConfig,
     #[serde(default)]
     sandbox: SandboxConfig,
     #[serde(default)]
@@ -467,6 +504,7 @@ impl Config {
             pass_at_k: file.pass_at_k.unwrap_or_else(|| DEFAULT_PASS_AT_K.to_vec()),
             llm: file.llm,
             history: file.history,
+            variants: file.variants,
             sandbox: file.sandbox,
             gate: file.gate,
             source,
@@ -489,16 +527,18 @@ impl Config {
             ("PROMPTEVAL_SAMPLES", &mut self.samples, "samples per case"),
         ] {
             if let Some(v) = get(var) {
-                *setting = v
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| ConfigError::Env {
-                        var,
-                        value: v.clone(),
-                        message: format!("expected a whole number of {what} >= 1, e.g. {var}=3"),
-                    })?;
+                *setting =
+                    v.trim()
+                        .parse()
+                        .ok()
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| ConfigError::Env {
+                            var,
+                            value: v.clone(),
+                            message: format!(
+                                "expected a whole number of {what}, at least one, e.g. {var}=3"
+                            ),
+                        })?;
             }
         }
         if let Some(v) = get("PROMPTEVAL_CONCURRENCY") {
@@ -540,6 +580,7 @@ impl Config {
         for (var, setting) in [
             ("PROMPTEVAL_CACHE", &mut self.cache),
             ("PROMPTEVAL_HISTORY", &mut self.history.enabled),
+            ("PROMPTEVAL_VARIANTS", &mut self.variants.enabled),
         ] {
             if let Some(v) = get(var) {
                 *setting = match v.trim().to_ascii_lowercase().as_str() {

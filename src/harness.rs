@@ -69,7 +69,7 @@ fn run(args: &mut Arguments, out: &Output) -> Result<ExitCode, SetupError> {
         path: ".".into(),
         message: format!("cannot read the working directory: {e}"),
     })?;
-    let mut plan = Plan::load(&ProcessEnv, &cwd)?;
+    let mut plan = Plan::load(&ProcessEnv, &cwd, args.list)?;
     init_logging(&plan.config.log);
     plan.planned = apply_prompt_filter(args, &plan.suite, std::mem::take(&mut plan.planned));
     let cap = args.test_threads.or(plan.config.test_threads);

@@ -273,6 +273,8 @@ mod tests {
             tests: Some("assert f() == 2".into()),
             entry_point: Some("f".into()),
             reference: None,
+            p_top: None,
+            variant: None,
         };
         let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 9, in <module>\n    check(f)\n  File \"main.py\", line 6, in check\n    assert candidate([1, 2]) == 3, 'sum'\n           ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: sum\n";
         let j = judge_question(&exec("", stderr, Some(1)), &q);
@@ -303,6 +305,8 @@ mod tests {
             tests: None,
             entry_point: None,
             reference: None,
+            p_top: None,
+            variant: None,
         };
         let re = q(r"^Hello, \w+!$", Match::Regex);
         assert_eq!(

@@ -50,4 +50,5 @@ pub mod schedule;
 pub mod session;
 pub mod snapshot;
 pub mod suite;
+pub mod variants;
 pub mod window;

@@ -63,8 +63,14 @@ mod tests {
         assert_eq!(
             sampled,
             [
-                "a::x::r1::s1", "b::x::r1::s1", "a::x::r1::s2", "b::x::r1::s2", "a::y::r1::s1",
-                "b::y::r1::s1", "a::y::r1::s2", "b::y::r1::s2"
+                "a::x::r1::s1",
+                "b::x::r1::s1",
+                "a::x::r1::s2",
+                "b::x::r1::s2",
+                "a::y::r1::s1",
+                "b::y::r1::s1",
+                "a::y::r1::s2",
+                "b::y::r1::s2"
             ]
         );
         // Each sample is its own chain.

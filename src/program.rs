@@ -78,6 +78,8 @@ mod tests {
             tests: tests.map(str::to_string),
             entry_point: entry_point.map(str::to_string),
             reference: None,
+            p_top: None,
+            variant: None,
         }
     }
 

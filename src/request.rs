@@ -163,7 +163,8 @@ mod tests {
             SYSTEM,
             "T: {question}",
             "Q9",
-            &history, 0,
+            &history,
+            0,
         );
         assert_eq!(whole.inputs.history.len(), 8);
         assert!(

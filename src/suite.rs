@@ -55,6 +55,14 @@ pub struct Question {
     /// (it must pass) and is what detailed prompts are written from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+    /// The maximally detailed description (PartialOrderEval's p_top), from
+    /// which prompt variants are derived; written by a model when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_top: Option<String>,
+    /// Set on a question of an expanded suite: which prompt variant of
+    /// which question it is (see `variants`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<crate::variants::Variant>,
 }
 
 /// How a program's stdout is compared with the expected answer.
@@ -94,6 +102,10 @@ pub struct Suite {
     /// The system prompt for every template without its own (`settings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// The suite's name for its snapshot folder (`settings.name`), when it
+    /// is not the file's stem: an expanded suite keeps its source's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A suite that cannot be used, with its location.
@@ -200,12 +212,13 @@ impl Suite {
         let mut prompts = Vec::new();
         let mut questions_value = None;
         let mut system_prompt = None;
+        let mut name = None;
         for (key, v) in &top {
             let line = locate.top_key_line(key);
             match (key.as_str(), v) {
                 ("questions", v) => questions_value = Some(v),
                 (SETTINGS, Value::Object(settings)) if !settings.contains_key("template") => {
-                    system_prompt = parse_settings(settings).map_err(|m| err(line, m))?;
+                    (system_prompt, name) = parse_settings(settings).map_err(|m| err(line, m))?;
                 }
                 (_, Value::String(_)) | (_, Value::Object(_)) => {
                     check_prompt_name(key).map_err(|m| err(line, m))?;
@@ -283,6 +296,7 @@ impl Suite {
             prompts,
             questions,
             system_prompt,
+            name,
         })
     }
 
@@ -301,8 +315,12 @@ impl Suite {
             .or(configured)
     }
 
-    /// The name of the suite's snapshot folder: the file stem.
+    /// The name of the suite's snapshot folder: `settings.name`, else the
+    /// file stem.
     pub fn stem(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         self.path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -319,10 +337,20 @@ impl Suite {
 /// system prompt.
 pub const SETTINGS: &str = "settings";
 
-fn parse_settings(settings: &serde_json::Map<String, Value>) -> Result<Option<String>, String> {
+/// `settings`: (system prompt, name).
+fn parse_settings(
+    settings: &serde_json::Map<String, Value>,
+) -> Result<(Option<String>, Option<String>), String> {
     let mut system_prompt = None;
+    let mut name = None;
     for (field, v) in settings {
         match (field.as_str(), v) {
+            ("name", Value::String(s)) if check_prompt_name(s).is_ok() => name = Some(s.clone()),
+            ("name", other) => {
+                return Err(format!(
+                    "`settings.name` is {other}; it names the suite's snapshot folder: letters, digits, `_`, `-` or `.`"
+                ));
+            }
             ("system_prompt", Value::String(s)) if !s.trim().is_empty() => {
                 system_prompt = Some(s.clone())
             }
@@ -335,12 +363,12 @@ fn parse_settings(settings: &serde_json::Map<String, Value>) -> Result<Option<St
             }
             (other, _) => {
                 return Err(format!(
-                    "`settings` has an unknown field `{other}`; it may hold `system_prompt`"
+                    "`settings` has an unknown field `{other}`; it may hold `system_prompt` and `name`"
                 ));
             }
         }
     }
-    Ok(system_prompt)
+    Ok((system_prompt, name))
 }
 
 fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
@@ -417,7 +445,11 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
             None => Err(format!("question {index} has no `{field}` field")),
         }
     };
-    let question = text("question")?;
+    // A variant may have no description at all (p_bot of a plain question).
+    let question = match obj.get("question") {
+        Some(Value::String(s)) if obj.contains_key("variant") => s.clone(),
+        _ => text("question")?,
+    };
     let optional_text = |field: &str| -> Result<Option<String>, String> {
         match obj.get(field) {
             None | Some(Value::Null) => Ok(None),
@@ -444,6 +476,14 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
     };
     let matcher = parse_match(index, obj, &answer)?;
     let reference = optional_text("reference")?;
+    let p_top = optional_text("p_top")?;
+    let variant = match obj.get("variant") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<crate::variants::Variant>(v.clone())
+                .map_err(|e| format!("question {index}: `variant` is not a prompt variant: {e}"))?,
+        ),
+    };
     let id = match obj.get("id") {
         None | Some(Value::Null) => derive_id(index, &question),
         Some(Value::String(id)) => {
@@ -477,6 +517,8 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         tests,
         entry_point,
         reference,
+        p_top,
+        variant,
     })
 }
 
@@ -579,15 +621,17 @@ pub fn derive_id(index: usize, question: &str) -> String {
 }
 
 fn check_id(id: &str) -> Result<(), String> {
-    if id.is_empty() || id.len() > 64 {
-        return Err("`id` must have 1 to 64 characters".into());
+    // 64 for a written id, plus a variant's suffix (`.paragraph_0.4-2`).
+    if id.is_empty() || id.len() > 96 {
+        return Err("`id` must have 1 to 96 characters".into());
     }
     if !id
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+        || id.starts_with('.')
     {
         return Err(format!(
-            "`id` {id:?} may only use letters, digits, `_` and `-` (it becomes part of test and file names)"
+            "`id` {id:?} may only use letters, digits, `_`, `-` and `.` (it becomes part of test and file names)"
         ));
     }
     Ok(())

@@ -125,8 +125,11 @@ mod tests {
                 tests: None,
                 entry_point: None,
                 reference: None,
+                p_top: None,
+                variant: None,
             }],
             system_prompt: None,
+            name: None,
         }
     }
 

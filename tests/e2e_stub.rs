@@ -811,7 +811,11 @@ fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
         .collect();
     seeds.sort();
     assert_eq!(seeds, [42, 42, 42, 43, 43, 43, 44, 44, 44, 45, 45, 45]);
-    assert!(chats.iter().all(|r| r.json["options"]["temperature"] == 0.8));
+    assert!(
+        chats
+            .iter()
+            .all(|r| r.json["options"]["temperature"] == 0.8)
+    );
     assert_eq!(s.journal_lines(), 12);
 
     let summary = s.summary();
@@ -821,11 +825,22 @@ fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
     // pass@2 = (1 + (1 - C(2,2)/C(4,2)) + 0) / 3 = (1 + 5/6) / 3.
     assert_eq!(r["pass_at_k"]["pass@1"], 0.5, "{summary}");
     assert_eq!(r["pass_at_k"]["pass@2"], 0.6111, "{summary}");
-    assert!(r["pass_at_k"].get("pass@5").is_none(), "n = 4 < 5: {summary}");
-    let interval = r["pass_at_k_interval"]["pass@1"].as_array().expect("an interval");
+    assert!(
+        r["pass_at_k"].get("pass@5").is_none(),
+        "n = 4 < 5: {summary}"
+    );
+    let interval = r["pass_at_k_interval"]["pass@1"]
+        .as_array()
+        .expect("an interval");
     let (lo, hi) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
-    assert!(lo <= 0.5 && 0.5 <= hi && lo >= 0.0 && hi <= 1.0, "{interval:?}");
-    assert_eq!(r["unstable_questions"], serde_json::json!(["q2_greet_world"]));
+    assert!(
+        lo <= 0.5 && 0.5 <= hi && lo >= 0.0 && hi <= 1.0,
+        "{interval:?}"
+    );
+    assert_eq!(
+        r["unstable_questions"],
+        serde_json::json!(["q2_greet_world"])
+    );
     assert!(run.stdout.contains("pass@2 0.611"), "{}", run.stdout);
     assert!(s.run_dir().join("prompt3/question_2_sample_4.py").is_file());
 

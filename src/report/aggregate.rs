@@ -129,7 +129,19 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
     let (completion, secs) = tallies.iter().fold((0u64, 0.0f64), |(c, s), t| {
         (c + t.generated.0, s + t.generated.1)
     });
+    let partial_order = groups
+        .iter()
+        .zip(tallies)
+        .filter_map(|(g, t)| {
+            let cells = t
+                .cells
+                .iter()
+                .map(|((id, _, _), &passed)| (id.as_str(), passed));
+            super::curves::partial_order(&info.variants, cells).map(|po| (g.name.to_string(), po))
+        })
+        .collect();
     Summary {
+        partial_order,
         generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         test_id: info.test_id.clone(),
         timestamp: info.timestamp.clone(),
@@ -344,7 +356,10 @@ pub(crate) struct PassAtK {
 /// rounds x samples; a k is reported only when every question has at least
 /// k. Its interval is a bootstrap over questions (attempts of one question
 /// are not independent, so a pooled binomial interval would be too narrow).
-pub(crate) fn pass_at_k(outcomes: &indexmap::IndexMap<&str, (usize, usize)>, ks: &[usize]) -> PassAtK {
+pub(crate) fn pass_at_k(
+    outcomes: &indexmap::IndexMap<&str, (usize, usize)>,
+    ks: &[usize],
+) -> PassAtK {
     let mut out = PassAtK {
         values: BTreeMap::new(),
         intervals: BTreeMap::new(),

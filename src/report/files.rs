@@ -245,6 +245,50 @@ impl CasesCsv {
     }
 }
 
+/// report/partial_order.csv: every point of every curve (p_bot and p_top
+/// in each strategy's rows) and the original prompt (strategy `original`),
+/// the numbers quick_view.html draws.
+pub(crate) fn write_partial_order_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record([
+        "prompt",
+        "strategy",
+        "label",
+        "level",
+        "detail",
+        "problems",
+        "attempts",
+        "passed",
+        "pass_at_1",
+        "ci_low",
+        "ci_high",
+    ])?;
+    for (prompt, po) in &summary.partial_order {
+        let rows = po
+            .curves
+            .iter()
+            .flat_map(|(strategy, points)| points.iter().map(move |p| (strategy.as_str(), p)))
+            .chain(po.original.iter().map(|p| ("original", p)));
+        for (strategy, p) in rows {
+            let interval = |i: usize| p.interval.map(|v| v[i].to_string()).unwrap_or_default();
+            out.write_record([
+                spreadsheet_safe(prompt),
+                strategy.to_string(),
+                p.label.clone(),
+                p.level.map(|l| l.to_string()).unwrap_or_default(),
+                p.detail.to_string(),
+                p.problems.to_string(),
+                p.attempts.to_string(),
+                p.passed.to_string(),
+                p.pass_at_1.to_string(),
+                interval(0),
+                interval(1),
+            ])?;
+        }
+    }
+    finish_csv(path, out)
+}
+
 fn finish_csv(path: &Path, out: csv::Writer<Vec<u8>>) -> std::io::Result<()> {
     let bytes = out.into_inner().map_err(|e| e.into_error())?;
     write_atomically(path, &bytes)

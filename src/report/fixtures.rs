@@ -49,6 +49,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         endpoint: "http://127.0.0.1:11434".into(),
         rounds,
         samples: 1,
+        variants: Default::default(),
         prompts,
         question_count: 3,
         planned_cases: 9 * rounds as usize,

@@ -48,6 +48,10 @@ struct Page<'a> {
     /// Selected cases that were not evaluated, with why.
     not_evaluated: Vec<NotEvaluatedView<'a>>,
     rows: Vec<Row>,
+    /// Whether some prompt has pass@k for a k > 1 (the pass@k column).
+    show_pass_at_k: bool,
+    /// pass@1 against prompt detail, per prompt (a run of prompt variants).
+    curves: Vec<super::svg::PromptCharts<'a>>,
 }
 
 #[derive(Serialize)]
@@ -69,6 +73,8 @@ struct Row {
     avg_time: String,
     /// Mean prompt+completion tokens per case.
     tokens: String,
+    /// pass@k with intervals.
+    pass_at_k: String,
     verdict_counts: Vec<usize>,
     rounds: Option<String>,
     gate: Option<String>,
@@ -204,7 +210,7 @@ impl PageWriter {
     }
 }
 
-fn page<'a>(info: &'a RunInfo, summary: &Summary) -> Page<'a> {
+fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
     Page {
         test_id: &info.test_id,
         timestamp: &info.timestamp,
@@ -251,6 +257,15 @@ fn page<'a>(info: &'a RunInfo, summary: &Summary) -> Page<'a> {
             })
             .collect(),
         rows: rows(summary),
+        show_pass_at_k: summary
+            .prompt_results
+            .values()
+            .any(|r| r.has_pass_at_k_beyond_1()),
+        curves: summary
+            .partial_order
+            .iter()
+            .map(|(name, order)| super::svg::charts(name, order))
+            .collect(),
     }
 }
 
@@ -266,6 +281,7 @@ fn rows(summary: &Summary) -> Vec<Row> {
             correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
+            pass_at_k: r.pass_at_k_text(),
             verdict_counts: failure_verdicts()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
                 .collect(),

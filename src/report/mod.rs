@@ -29,10 +29,12 @@
 //!   otherwise (or when it would collide with `report/`) a sanitised name.
 
 mod aggregate;
+pub mod curves;
 mod files;
 mod html;
 mod python;
 mod stats;
+mod svg;
 mod table;
 
 use std::collections::{BTreeMap, HashMap};
@@ -85,6 +87,10 @@ pub struct RunInfo {
     /// was off or the run replayed recordings.
     #[serde(default)]
     pub cache: Option<CacheStats>,
+    /// Question id -> its prompt variant, for the questions that are one
+    /// (a run with `[variants]`): what the curves are drawn from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variants: BTreeMap<String, crate::variants::Variant>,
     /// The k of the pass@k figures (`pass_at_k` in harness.toml).
     #[serde(default = "default_pass_at_k")]
     pub pass_at_k: Vec<usize>,
@@ -102,6 +108,8 @@ pub struct Written {
     pub detailed_report: PathBuf,
     pub summary_csv: PathBuf,
     pub cases_csv: PathBuf,
+    /// report/partial_order.csv, in a run of prompt variants.
+    pub partial_order_csv: Option<PathBuf>,
     /// Every `<prompt>/question_N[_round_R].py`, in report order.
     pub case_files: Vec<PathBuf>,
 }
@@ -188,6 +196,11 @@ fn write(
     files::write_json(&summary_json, &summary)?;
     let summary_csv = report_dir.join("summary.csv");
     files::write_summary_csv(&summary_csv, &summary)?;
+    let partial_order_csv =
+        (!summary.partial_order.is_empty()).then(|| report_dir.join("partial_order.csv"));
+    if let Some(path) = &partial_order_csv {
+        files::write_partial_order_csv(path, &summary)?;
+    }
 
     let detailed_report = report_dir.join("detailed_report.json");
     let cases_csv = report_dir.join("cases.csv");
@@ -248,6 +261,7 @@ fn write(
         detailed_report,
         summary_csv,
         cases_csv,
+        partial_order_csv,
         case_files,
     };
     Ok((summary, written))
@@ -292,6 +306,10 @@ pub struct Summary {
     /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
     /// -> count; every class is listed so the schema does not vary.
     pub api_failures: BTreeMap<String, usize>,
+    /// Prompt -> pass@1 against prompt detail (PartialOrderEval), in a run
+    /// of prompt variants; also in report/partial_order.csv.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub partial_order: indexmap::IndexMap<String, curves::PartialOrder>,
 }
 
 /// One prompt's line of summary.json. Accuracy is in percent, one decimal:
@@ -366,6 +384,26 @@ impl PromptResult {
     pub fn accuracy_text(&self) -> String {
         self.accuracy
             .map_or_else(|| "-".to_string(), |a| format!("{a:.1}%"))
+    }
+
+    /// `pass@1 0.500 [0.300, 0.700] · pass@5 0.810 [...]`, by k; empty
+    /// without pass@k figures.
+    pub fn pass_at_k_text(&self) -> String {
+        let mut ks: Vec<(&String, &f64)> = self.pass_at_k.iter().collect();
+        // pass@1, pass@5, pass@10: by k, not as text.
+        ks.sort_by_key(|(k, _)| k.trim_start_matches("pass@").parse::<usize>().unwrap_or(0));
+        ks.into_iter()
+            .map(|(k, v)| match self.pass_at_k_interval.get(k) {
+                Some([lo, hi]) => format!("{k} {v:.3} [{lo:.3}, {hi:.3}]"),
+                None => format!("{k} {v:.3}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    /// Whether pass@k says more than the accuracy: some k > 1 is reported.
+    pub fn has_pass_at_k_beyond_1(&self) -> bool {
+        self.pass_at_k.keys().any(|k| k != "pass@1")
     }
 
     /// `[52.8, 84.1]`, or `-` without an interval.

@@ -100,9 +100,8 @@ pub fn fisher_exact(a: usize, n_a: usize, b: usize, n_b: usize) -> f64 {
     let n = n_a + n_b;
     let ln_choose = |n: usize, k: usize| ln_factorial(n) - ln_factorial(k) - ln_factorial(n - k);
     // P(first group has x successes) under the hypergeometric null.
-    let ln_p = |x: usize| {
-        ln_choose(n_a, x) + ln_choose(n_b, successes - x) - ln_choose(n, successes)
-    };
+    let ln_p =
+        |x: usize| ln_choose(n_a, x) + ln_choose(n_b, successes - x) - ln_choose(n, successes);
     let observed = ln_p(a);
     let lo = successes.saturating_sub(n_b);
     let hi = successes.min(n_a);

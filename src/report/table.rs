@@ -106,23 +106,17 @@ fn pass_at_k_lines(summary: &Summary) -> String {
     let several = summary
         .prompt_results
         .values()
-        .any(|r| r.pass_at_k.keys().any(|k| k != "pass@1"));
+        .any(|r| r.has_pass_at_k_beyond_1());
     if !several {
         return String::new();
     }
     let mut out = String::from("pass@k (95% CI: bootstrap over questions)\n");
     for (name, r) in &summary.prompt_results {
-        let mut ks: Vec<(&String, &f64)> = r.pass_at_k.iter().collect();
-        // pass@1, pass@5, pass@10: by k, not as text.
-        ks.sort_by_key(|(k, _)| k.trim_start_matches("pass@").parse::<usize>().unwrap_or(0));
-        let shown: Vec<String> = ks
-            .into_iter()
-            .map(|(k, v)| match r.pass_at_k_interval.get(k) {
-                Some([lo, hi]) => format!("{k} {v:.3} [{lo:.3}, {hi:.3}]"),
-                None => format!("{k} {v:.3}"),
-            })
-            .collect();
-        out.push_str(&format!("  {}: {}\n", terminal_safe(name), shown.join(" · ")));
+        out.push_str(&format!(
+            "  {}: {}\n",
+            terminal_safe(name),
+            r.pass_at_k_text()
+        ));
     }
     out
 }

@@ -12,6 +12,7 @@
 mod error;
 mod folder;
 mod source;
+mod variants;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -61,7 +62,9 @@ pub struct Resume {
 }
 
 impl Plan {
-    pub fn load(env: &dyn Env, cwd: &Path) -> Result<Plan, SetupError> {
+    /// `listing`: only the case names are wanted (`--list`), so no model
+    /// is asked for the texts prompt variants need.
+    pub fn load(env: &dyn Env, cwd: &Path, listing: bool) -> Result<Plan, SetupError> {
         let mut config = Config::load(env, cwd)?;
         let resume_dir = env
             .var("PROMPTEVAL_RESUME")
@@ -79,6 +82,7 @@ impl Plan {
             config.samples = m.samples;
         }
         let suite = Suite::load(&config.suite)?;
+        let suite = variants::suite_for(&config, suite, listing, resume_dir.as_deref())?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
         let planned = match &manifest {
@@ -355,6 +359,9 @@ impl Session {
                         .collect(),
                 };
                 folder::write_manifest(&dir, &manifest)?;
+                if suite.questions.iter().any(|q| q.variant.is_some()) {
+                    store_variants(&dir, &suite)?;
+                }
                 (dir, manifest)
             }
         };
@@ -497,6 +504,12 @@ impl Session {
                 .map(|p| (p.name.clone(), p.template.clone()))
                 .collect(),
             question_count: self.suite.questions.len(),
+            variants: self
+                .suite
+                .questions
+                .iter()
+                .filter_map(|q| q.variant.clone().map(|v| (q.id.clone(), v)))
+                .collect(),
             planned_cases: intended.len() + self.manifest.not_evaluated.len(),
             complete,
             isolation: self.isolation.clone(),
@@ -570,6 +583,18 @@ impl Session {
 
 /// The response cache, unless it is off or its folder cannot be used (then
 /// the run goes on without it, and says so).
+/// The expanded suite in the run folder: for review, for reuse as a suite,
+/// and for a resume to ask exactly the same prompts.
+fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
+    let path = dir.join(variants::STORED);
+    let text = serde_json::to_string_pretty(&crate::variants::store::to_json(suite))
+        .expect("a suite serialises");
+    std::fs::write(&path, text + "\n").map_err(|e| SetupError::Folder {
+        path,
+        message: format!("cannot store the prompt variants: {e}"),
+    })
+}
+
 fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
     if !config.cache {
         return None;

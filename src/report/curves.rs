@@ -1,0 +1,343 @@
+//! PartialOrderEval's curves (paper §4): pass@1 against prompt detail per
+//! strategy, with 95 % intervals, the original prompt's score beside them,
+//! and the partial-order violations: a more detailed prompt that scored
+//! lower than a less detailed one by more than noise.
+//!
+//! A level's pass@1 is the mean over problems of the problem's share of
+//! passed attempts at that level (its 4 samples of paragraph sampling or
+//! masking, times rounds and generation samples); its interval is a
+//! percentile bootstrap over problems. Overall violations pair problems
+//! (the bootstrap interval of the mean per-problem difference is below 0);
+//! a problem's own violations use Fisher's exact test on its attempts.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::aggregate::round_to;
+use super::stats;
+use crate::variants::{Strategy, Variant};
+
+/// Below this p-value (or with a 95 % interval excluding 0) a difference is
+/// more than noise.
+const SIGNIFICANCE: f64 = 0.05;
+
+/// One prompt template's curves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartialOrder {
+    /// The benchmark's own prompt: the horizontal line.
+    pub original: Option<Point>,
+    /// Strategy -> its points from p_bot to p_top, least detailed first.
+    pub curves: BTreeMap<String, Vec<Point>>,
+    /// Over all problems: pairs of one strategy's points where the more
+    /// detailed scored lower by more than noise.
+    pub violations: Vec<Violation>,
+    /// The same per problem (Fisher's exact test on its attempts).
+    pub problem_violations: Vec<ProblemViolation>,
+    /// Problems with a violation / problems compared.
+    pub problems_with_violations: usize,
+    pub problems: usize,
+}
+
+/// pass@1 at one detail level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// `p_bot`, `summary_50w`, `paragraph_0.4`, `masking_0.8`, `p_top`.
+    pub label: String,
+    pub strategy: String,
+    /// r_p, r_s or L; `null` for p_bot, p_top and the original.
+    pub level: Option<f64>,
+    /// 0 (p_bot) to 1 (p_top): the x of the curve.
+    pub detail: f64,
+    /// Problems with an evaluated attempt at this level.
+    pub problems: usize,
+    pub attempts: usize,
+    pub passed: usize,
+    pub pass_at_1: f64,
+    /// 95 % bootstrap interval over problems (`null` for one problem).
+    pub interval: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Violation {
+    pub strategy: String,
+    pub less_detailed: String,
+    pub more_detailed: String,
+    /// pass@1 of each.
+    pub less_pass_at_1: f64,
+    pub more_pass_at_1: f64,
+    /// 95 % bootstrap interval of (more - less) over shared problems.
+    pub difference_interval: [f64; 2],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProblemViolation {
+    pub problem: String,
+    pub strategy: String,
+    pub less_detailed: String,
+    pub more_detailed: String,
+    /// `passed/attempts` of each.
+    pub less: [usize; 2],
+    pub more: [usize; 2],
+    pub p_value: f64,
+}
+
+/// (problem, level label) -> [passed, attempts].
+type Counts = BTreeMap<(String, String), [usize; 2]>;
+
+/// The curves of one prompt from its evaluated cells `(question id, passed)`;
+/// `None` when the run has no variants.
+pub fn partial_order<'a>(
+    variants: &BTreeMap<String, Variant>,
+    cells: impl Iterator<Item = (&'a str, bool)>,
+) -> Option<PartialOrder> {
+    if variants.is_empty() {
+        return None;
+    }
+    let mut counts: Counts = BTreeMap::new();
+    // label -> a representative variant (strategy, level, detail).
+    let mut levels: BTreeMap<String, &Variant> = BTreeMap::new();
+    for (id, passed) in cells {
+        let Some(v) = variants.get(id) else { continue };
+        let label = v.level_name();
+        let c = counts
+            .entry((v.of.clone(), label.clone()))
+            .or_insert([0, 0]);
+        c[0] += usize::from(passed);
+        c[1] += 1;
+        levels.entry(label).or_insert(v);
+    }
+    if counts.is_empty() {
+        return None;
+    }
+    let point = |label: &str, strategy: Strategy| -> Option<Point> {
+        let v = levels.get(label)?;
+        let per_problem: Vec<(usize, usize)> = counts
+            .iter()
+            .filter(|((_, l), _)| l == label)
+            .map(|(_, c)| (c[0], c[1]))
+            .collect();
+        let rates: Vec<f64> = per_problem
+            .iter()
+            .map(|&(p, n)| p as f64 / n as f64)
+            .collect();
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        Some(Point {
+            label: label.to_string(),
+            strategy: strategy.as_str().to_string(),
+            level: v.level,
+            detail: round_to(v.detail(), 4),
+            problems: rates.len(),
+            attempts: per_problem.iter().map(|c| c.1).sum(),
+            passed: per_problem.iter().map(|c| c.0).sum(),
+            pass_at_1: round_to(mean, 4),
+            interval: stats::bootstrap_mean(&rates)
+                .map(|(lo, hi)| [round_to(lo, 4), round_to(hi, 4)]),
+        })
+    };
+    let mut curves = BTreeMap::new();
+    for strategy in Strategy::CURVES {
+        let mut labels: Vec<(&String, &&Variant)> = levels
+            .iter()
+            .filter(|(_, v)| v.strategy == strategy)
+            .collect();
+        labels.sort_by(|a, b| a.1.detail().total_cmp(&b.1.detail()));
+        if labels.is_empty() {
+            continue;
+        }
+        let mut points: Vec<Point> = Vec::new();
+        points.extend(point("p_bot", Strategy::PBot));
+        points.extend(labels.iter().filter_map(|(l, _)| point(l, strategy)));
+        points.extend(point("p_top", Strategy::PTop));
+        curves.insert(strategy.as_str().to_string(), points);
+    }
+    let problems: std::collections::BTreeSet<&String> = counts.keys().map(|(p, _)| p).collect();
+    let (violations, problem_violations) = violations(&curves, &counts);
+    let problems_with_violations = problem_violations
+        .iter()
+        .map(|v| &v.problem)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    Some(PartialOrder {
+        original: point("original", Strategy::Original),
+        curves,
+        violations,
+        problem_violations,
+        problems_with_violations,
+        problems: problems.len(),
+    })
+}
+
+/// Every ordered pair of one curve's points (less detailed first).
+fn violations(
+    curves: &BTreeMap<String, Vec<Point>>,
+    counts: &Counts,
+) -> (Vec<Violation>, Vec<ProblemViolation>) {
+    let mut overall = Vec::new();
+    let mut per_problem = Vec::new();
+    let problems: std::collections::BTreeSet<&String> = counts.keys().map(|(p, _)| p).collect();
+    for (strategy, points) in curves {
+        for (i, less) in points.iter().enumerate() {
+            for more in &points[i + 1..] {
+                // Points of different detail only (p_bot/p_top appear once).
+                if more.detail <= less.detail {
+                    continue;
+                }
+                let mut differences = Vec::new();
+                for &problem in &problems {
+                    let (Some(a), Some(b)) = (
+                        counts.get(&(problem.clone(), less.label.clone())),
+                        counts.get(&(problem.clone(), more.label.clone())),
+                    ) else {
+                        continue;
+                    };
+                    differences.push(b[0] as f64 / b[1] as f64 - a[0] as f64 / a[1] as f64);
+                    let (ra, rb) = (a[0] as f64 / a[1] as f64, b[0] as f64 / b[1] as f64);
+                    if rb < ra {
+                        let p = stats::fisher_exact(a[0], a[1], b[0], b[1]);
+                        if p < SIGNIFICANCE {
+                            per_problem.push(ProblemViolation {
+                                problem: problem.clone(),
+                                strategy: strategy.clone(),
+                                less_detailed: less.label.clone(),
+                                more_detailed: more.label.clone(),
+                                less: *a,
+                                more: *b,
+                                p_value: round_to(p, 4),
+                            });
+                        }
+                    }
+                }
+                if more.pass_at_1 < less.pass_at_1
+                    && let Some((lo, hi)) = stats::bootstrap_mean(&differences)
+                    && hi < 0.0
+                {
+                    overall.push(Violation {
+                        strategy: strategy.clone(),
+                        less_detailed: less.label.clone(),
+                        more_detailed: more.label.clone(),
+                        less_pass_at_1: less.pass_at_1,
+                        more_pass_at_1: more.pass_at_1,
+                        difference_interval: [round_to(lo, 4), round_to(hi, 4)],
+                    });
+                }
+            }
+        }
+    }
+    (overall, per_problem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variants::Strategy::*;
+
+    fn variant(of: &str, strategy: Strategy, level: Option<f64>, sample: Option<u32>) -> Variant {
+        serde_json::from_value(serde_json::json!({
+            "of": of, "strategy": strategy, "level": level, "sample": sample
+        }))
+        .unwrap()
+    }
+
+    /// Problems a..t: p_bot fails, paragraph 0.2 passes 1 of 4, 0.8 all,
+    /// p_top all; masking 0.8 (least detailed) passes all, 0.2 none: a
+    /// violation everywhere. Original passes on half the problems.
+    fn run() -> (BTreeMap<String, Variant>, Vec<(String, bool)>) {
+        let mut variants = BTreeMap::new();
+        let mut cells = Vec::new();
+        for p in (b'a'..=b't').map(|c| (c as char).to_string()) {
+            let mut add = |name: String, v: Variant, passed: bool| {
+                let id = format!("{p}.{name}");
+                variants.insert(id.clone(), v);
+                cells.push((id, passed));
+            };
+            add("p_bot".into(), variant(&p, PBot, None, None), false);
+            add("p_top".into(), variant(&p, PTop, None, None), true);
+            add(
+                "original".into(),
+                variant(&p, Original, None, None),
+                p.as_str() < "k",
+            );
+            for i in 1..=4 {
+                add(
+                    format!("paragraph_0.2-{i}"),
+                    variant(&p, Paragraph, Some(0.2), Some(i)),
+                    i == 1,
+                );
+                add(
+                    format!("paragraph_0.8-{i}"),
+                    variant(&p, Paragraph, Some(0.8), Some(i)),
+                    true,
+                );
+                add(
+                    format!("masking_0.8-{i}"),
+                    variant(&p, Masking, Some(0.8), Some(i)),
+                    true,
+                );
+                add(
+                    format!("masking_0.2-{i}"),
+                    variant(&p, Masking, Some(0.2), Some(i)),
+                    false,
+                );
+            }
+        }
+        (variants, cells)
+    }
+
+    #[test]
+    fn points_are_the_mean_over_problems_in_detail_order() {
+        let (variants, cells) = run();
+        let po = partial_order(&variants, cells.iter().map(|(i, p)| (i.as_str(), *p))).unwrap();
+        let paragraph: Vec<(&str, f64)> = po.curves["paragraph"]
+            .iter()
+            .map(|p| (p.label.as_str(), p.pass_at_1))
+            .collect();
+        assert_eq!(
+            paragraph,
+            [
+                ("p_bot", 0.0),
+                ("paragraph_0.2", 0.25),
+                ("paragraph_0.8", 1.0),
+                ("p_top", 1.0)
+            ]
+        );
+        let masking: Vec<&str> = po.curves["masking"]
+            .iter()
+            .map(|p| p.label.as_str())
+            .collect();
+        assert_eq!(masking, ["p_bot", "masking_0.8", "masking_0.2", "p_top"]);
+        let p02 = &po.curves["paragraph"][1];
+        assert_eq!((p02.problems, p02.attempts, p02.passed), (20, 80, 20));
+        // Every problem has 1 of 4: no spread between problems.
+        assert_eq!(p02.interval, Some([0.25, 0.25]));
+        let original = po.original.unwrap();
+        assert_eq!(original.pass_at_1, 0.5);
+        let [lo, hi] = original.interval.unwrap();
+        assert!(lo < 0.5 && 0.5 < hi);
+        assert!(!po.curves.contains_key("summary"), "no summary was run");
+    }
+
+    #[test]
+    fn a_more_detailed_level_that_scores_lower_beyond_noise_is_a_violation() {
+        let (variants, cells) = run();
+        let po = partial_order(&variants, cells.iter().map(|(i, p)| (i.as_str(), *p))).unwrap();
+        let pairs: Vec<(&str, &str)> = po
+            .violations
+            .iter()
+            .map(|v| (v.less_detailed.as_str(), v.more_detailed.as_str()))
+            .collect();
+        assert_eq!(pairs, [("masking_0.8", "masking_0.2")]);
+        assert_eq!(po.violations[0].difference_interval, [-1.0, -1.0]);
+        // Per problem: 4/4 against 0/4, Fisher p = 2/70.
+        assert_eq!(po.problem_violations.len(), 20);
+        assert_eq!(po.problem_violations[0].p_value, round_to(2.0 / 70.0, 4));
+        assert_eq!((po.problems_with_violations, po.problems), (20, 20));
+        // paragraph_0.2 (1/4) below... nothing: detail only rises there.
+        assert!(po.violations.iter().all(|v| v.strategy == "masking"));
+    }
+
+    #[test]
+    fn a_run_without_variants_has_no_curves() {
+        assert_eq!(partial_order(&BTreeMap::new(), std::iter::empty()), None);
+    }
+}

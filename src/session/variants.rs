@@ -1,0 +1,132 @@
+//! The plan's suite when `[variants]` is on: every question expanded into
+//! its prompt variants, the texts the suite lacks written by the writer
+//! model (not while listing: names need no texts).
+
+use std::path::Path;
+
+use super::{SetupError, open_cache};
+use crate::backend::Backend;
+use crate::backend::ollama::Ollama;
+use crate::backend::openai::{OpenAi, api_key_from_env};
+use crate::cache::CachedBackend;
+use crate::config::{BackendKind, Config};
+use crate::suite::{Question, Suite, SuiteError};
+use crate::variants::parts::Parts;
+use crate::variants::writer::LlmWriter;
+use crate::variants::{self, Writer};
+
+/// The stored expansion in a run folder, read back when it is resumed.
+pub const STORED: &str = "variants.json";
+
+/// The suite to plan: expanded when variants are on. A resumed run reads
+/// its folder's stored expansion, so it asks exactly what it asked before.
+pub fn suite_for(
+    config: &Config,
+    suite: Suite,
+    listing: bool,
+    resumed: Option<&Path>,
+) -> Result<Suite, SetupError> {
+    let stored = resumed.map(|d| d.join(STORED)).filter(|p| p.is_file());
+    let suite = match stored {
+        Some(path) => Suite::load(&path)?,
+        None if config.variants.enabled => expand(config, &suite, listing)?,
+        None => suite,
+    };
+    if config.history.enabled && suite.questions.iter().any(|q| q.variant.is_some()) {
+        return Err(SetupError::Suite(SuiteError {
+            path: suite.path.clone(),
+            line: None,
+            message: "prompt variants are evaluated without the learning history: with it, the variants of one problem would show each other's prompts and replies; set PROMPTEVAL_HISTORY=off or `[history] enabled = false`".into(),
+        }));
+    }
+    Ok(suite)
+}
+
+fn expand(config: &Config, suite: &Suite, listing: bool) -> Result<Suite, SetupError> {
+    let expanded = if listing {
+        variants::expand(suite, config.variants.seed, &Unwritten)
+    } else {
+        variants::expand(suite, config.variants.seed, &writer(config))
+    }
+    .map_err(|message| {
+        SetupError::Suite(SuiteError {
+            path: suite.path.clone(),
+            line: None,
+            message,
+        })
+    })?;
+    if !listing {
+        for w in &expanded.warnings {
+            tracing::warn!("{w}");
+        }
+        tracing::info!(
+            "prompt variants: {} question(s) -> {} cases per prompt and round ({} per question: the 41 of the partial order and the original); the writer model wrote {} text(s)",
+            suite.questions.len(),
+            expanded.suite.questions.len(),
+            variants::PER_QUESTION,
+            expanded.written
+        );
+    }
+    Ok(expanded.suite)
+}
+
+/// `--list` names the cases without asking any model.
+struct Unwritten;
+
+impl Writer for Unwritten {
+    fn p_top(&self, _: &Question, _: &Parts) -> Result<String, String> {
+        Ok("(written when the run starts)".into())
+    }
+    fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, String> {
+        Ok("(written when the run starts)".into())
+    }
+}
+
+/// The writer per `[variants.writer]`, defaulting to the run's own server
+/// and model, behind the response cache.
+fn writer(config: &Config) -> LlmWriter {
+    let w = &config.variants.writer;
+    let kind = w.backend.unwrap_or(match config.backend {
+        BackendKind::Openai => BackendKind::Openai,
+        _ => BackendKind::Ollama,
+    });
+    let model = w.model.clone().unwrap_or_else(|| config.model.clone());
+    let url = w.url.clone().unwrap_or_else(|| match kind {
+        BackendKind::Openai => config.openai_base_url.clone(),
+        _ => config.ollama_host.clone(),
+    });
+    let for_connect = (config.clone(), model.clone());
+    LlmWriter::new(
+        &model,
+        config.llm.clone(),
+        Box::new(move || {
+            let (config, model) = &for_connect;
+            let backend: Box<dyn Backend> = match kind {
+                BackendKind::Openai => {
+                    Box::new(OpenAi::new(url.trim_end_matches('/'), api_key_from_env()))
+                }
+                BackendKind::Ollama => {
+                    Box::new(Ollama::new(&crate::config::normalise_ollama_host(&url)))
+                }
+                other => {
+                    return Err(format!(
+                        "[variants.writer] backend = {other:?} cannot write texts; use \"ollama\" or \"openai\""
+                    ));
+                }
+            };
+            backend.check(model).map_err(|e| {
+                format!(
+                    "the writer model is needed for the texts the suite does not give (p_top, summaries): {}; configure [variants.writer] (backend, url, model) or give `p_top` in the suite",
+                    e.message
+                )
+            })?;
+            Ok(match open_cache(config) {
+                Some(cache) => {
+                    let identity = backend.model_identity().unwrap_or_default();
+                    Box::new(CachedBackend::new(backend, cache, model, identity))
+                }
+                None => backend,
+            })
+        }),
+    )
+}

@@ -1,0 +1,386 @@
+//! PartialOrderEval's prompt variants end to end, with a scripted model of
+//! known behaviour: the writer (Appendix B p_top, summaries) and the model
+//! under test are the same stub server, which solves a problem exactly
+//! when its prompt holds the description's key sentence (`STEP3 ...`) or
+//! the original docstring. Every case's verdict is then known from the
+//! stored variant's definition (kept paragraphs, masked sentences, summary
+//! length), and the curves in summary.json, report/partial_order.csv and
+//! quick_view.html must be the means of those verdicts.
+
+#[path = "support/prompts_cli.rs"]
+mod prompts_cli;
+#[path = "support/stub_server.rs"]
+mod stub_server;
+
+use std::collections::BTreeMap;
+
+use prompts_cli::Scratch;
+use serde_json::Value;
+use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+
+/// p_top as the writer writes it: five paragraphs, seven sentences; the
+/// key sentence is the 4th (index 3) and in the 3rd paragraph (index 2).
+const P_TOP: &str = "First STEP1 sentence. More words.\n\nSecond STEP2.\n\nThird STEP3 key. Also.\n\nFourth STEP4.\n\nFifth STEP5.";
+const KEY_SENTENCE: usize = 3;
+const KEY_PARAGRAPH: usize = 2;
+
+const SUITE: &str = r#"{
+  "settings": {"system_prompt": "Complete the function."},
+  "complete": "Complete this:\n{question}",
+  "questions": [
+    {"id": "inc", "question": "def inc(x):\n    \"\"\"ORIGINAL add one.\"\"\"\n", "entry_point": "inc",
+     "tests": "assert inc(1) == 2", "reference": "    return x + 1\n"},
+    {"id": "dbl", "question": "def dbl(x):\n    \"\"\"ORIGINAL double it.\"\"\"\n", "entry_point": "dbl",
+     "tests": "assert dbl(3) == 6", "reference": "    return x * 2\n"},
+    {"id": "neg", "question": "def neg(x):\n    \"\"\"ORIGINAL negate.\"\"\"\n", "entry_point": "neg",
+     "tests": "assert neg(2) == -2", "reference": "    return -x\n", "p_top": "__P_TOP__"}
+  ]
+}"#;
+
+fn system(req: &Request) -> String {
+    req.json["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Writer and model under test in one.
+fn model(req: &Request) -> Behaviour {
+    if req.path != "/api/chat" {
+        return Behaviour::Default;
+    }
+    let user = req.last_user_message().unwrap_or("");
+    if system(req).contains("**correct**") {
+        return Behaviour::Reply(P_TOP.into());
+    }
+    if system(req).contains("condense") {
+        let words: usize = user
+            .split("at most ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        // Short summaries lose the key; every summary is too long by 5
+        // words, which the harness cuts.
+        let key = if words >= 50 { "STEP3 key" } else { "vague" };
+        let filler = vec!["word"; words + 3].join(" ");
+        return Behaviour::Reply(format!("Summary {key} {filler}"));
+    }
+    let body = |right: &str| format!("```python\n{right}\n```");
+    let knows = user.contains("STEP3 key") || user.contains("ORIGINAL");
+    let reply = match (user.contains("def inc"), user.contains("def dbl"), knows) {
+        (true, _, true) => body("    return x + 1"),
+        (_, true, true) => body("    return x * 2"),
+        (false, false, true) => body("    return -x"),
+        _ => body("    return 0"),
+    };
+    Behaviour::Reply(reply)
+}
+
+/// Whether a variant's prompt holds the key sentence, by its definition.
+fn expected_pass(variant: &Value) -> bool {
+    match variant["strategy"].as_str().unwrap() {
+        "original" | "p_top" => true,
+        "p_bot" => false,
+        "summary" => variant["level"].as_f64().unwrap() >= 50.0,
+        "paragraph" => variant["kept"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i.as_u64() == Some(KEY_PARAGRAPH as u64)),
+        "masking" => {
+            let m = variant["masked"].as_array().unwrap();
+            let (start, end) = (
+                m[0].as_u64().unwrap() as usize,
+                m[1].as_u64().unwrap() as usize,
+            );
+            !(start..end).contains(&KEY_SENTENCE)
+        }
+        other => panic!("unknown strategy {other}"),
+    }
+}
+
+fn scratch(suite: &str) -> Scratch {
+    let s = Scratch::new("");
+    let path = s.write("po.json", suite);
+    s.write(
+        "harness.toml",
+        &format!(
+            "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n[history]\nenabled = false\n[variants]\nenabled = true\nseed = 7\n",
+            path.display()
+        ),
+    );
+    s
+}
+
+fn read_csv(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).expect("csv");
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|row| {
+            header
+                .iter()
+                .cloned()
+                .zip(row.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn variants_are_the_papers_definitions_and_the_curves_are_their_verdicts() {
+    let server = StubServer::start(model);
+    let s = scratch(&SUITE.replace("__P_TOP__", &P_TOP.replace('\n', "\\n")));
+    let env = [("OLLAMA_HOST", server.url())];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    // Names need no model: 3 questions x 42, and a level selects its 4 x 3.
+    let list = s.prompts(&["--list"], &env);
+    assert_eq!(list.status, Some(0), "{}", list.both());
+    assert_eq!(
+        list.stdout
+            .lines()
+            .filter(|l| l.ends_with(": test"))
+            .count(),
+        126
+    );
+    assert!(
+        server.requests_to("/api/chat").is_empty(),
+        "listing asked a model"
+    );
+    assert!(
+        list.stdout
+            .contains("complete::inc.paragraph_0.4-2::r1: test"),
+        "{}",
+        list.stdout
+    );
+
+    let run = s.prompts(&[], &env);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let chats = server.requests_to("/api/chat");
+    let writer: Vec<&Request> = chats
+        .iter()
+        .filter(|r| system(r).contains("**correct**"))
+        .collect();
+    // inc and dbl had no p_top; neg's is in the suite.
+    assert_eq!(writer.len(), 2);
+    assert!(
+        writer
+            .iter()
+            .all(|r| r.json["options"]["temperature"] == 0.7)
+    );
+    assert!(
+        writer[0]
+            .last_user_message()
+            .unwrap()
+            .contains("def correct_")
+    );
+    let summaries: Vec<&Request> = chats
+        .iter()
+        .filter(|r| system(r).contains("condense"))
+        .collect();
+    assert_eq!(summaries.len(), 3 * 7);
+    assert!(
+        summaries
+            .iter()
+            .all(|r| r.json["options"]["temperature"] == 0.2)
+    );
+
+    // The stored variants: the paper's counts and definitions.
+    let run_dir = s.run_dir();
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("variants.json")).unwrap())
+            .unwrap();
+    let questions = stored["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 126);
+    for base in ["inc", "dbl", "neg"] {
+        let of: Vec<&Value> = questions
+            .iter()
+            .filter(|q| q["variant"]["of"] == base)
+            .collect();
+        assert_eq!(of.len(), 42, "{base}");
+        for q in &of {
+            let v = &q["variant"];
+            let text = q["question"].as_str().unwrap();
+            // Preamble and signature stay.
+            assert!(text.starts_with(&format!("def {base}(x):\n")), "{text}");
+            match v["strategy"].as_str().unwrap() {
+                "paragraph" => {
+                    let r = v["level"].as_f64().unwrap();
+                    assert_eq!(v["units"], 5);
+                    let kept = v["kept"].as_array().unwrap().len();
+                    assert_eq!(kept, ((r * 5.0).round() as usize).max(1), "{v}");
+                }
+                "masking" => {
+                    let r = v["level"].as_f64().unwrap();
+                    assert_eq!(v["units"], 7);
+                    let block = ((r * 7.0).round() as usize).max(1);
+                    let i = v["sample"].as_u64().unwrap() as f64 - 1.0;
+                    let start = (i * (7 - block) as f64 / 3.0).round() as u64;
+                    assert_eq!(
+                        v["masked"],
+                        serde_json::json!([start, start + block as u64]),
+                        "{v}"
+                    );
+                    assert!(text.contains("[REDACTED]"));
+                }
+                "summary" => {
+                    let words = v["level"].as_f64().unwrap() as u64;
+                    assert_eq!(v["words"], words, "cut to L words");
+                }
+                "p_bot" => assert_eq!(text, format!("def {base}(x):\n")),
+                _ => {}
+            }
+        }
+        let ratios: Vec<String> = of
+            .iter()
+            .filter(|q| q["variant"]["strategy"] == "paragraph")
+            .map(|q| q["variant"]["level"].as_f64().unwrap().to_string())
+            .collect();
+        for r in ["0.2", "0.4", "0.6", "0.8"] {
+            assert_eq!(
+                ratios.iter().filter(|x| *x == r).count(),
+                4,
+                "paragraph {r}"
+            );
+        }
+    }
+
+    // Every verdict is what the definition says.
+    let cases = read_csv(&run_dir.join("report/cases.csv"));
+    assert_eq!(cases.len(), 126);
+    let variant_of: BTreeMap<&str, &Value> = questions
+        .iter()
+        .map(|q| (q["id"].as_str().unwrap(), &q["variant"]))
+        .collect();
+    for c in &cases {
+        let v = variant_of[c["question_id"].as_str()];
+        let expected = if expected_pass(v) {
+            "correct"
+        } else {
+            "wrong_answer"
+        };
+        assert_eq!(c["verdict"], expected, "{c:?} {v}");
+    }
+
+    // The curves are the means of those verdicts, in summary.json, the CSV
+    // and the page alike.
+    let summary = s.summary();
+    let po = &summary["partial_order"]["complete"];
+    let mut by_level: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for q in questions {
+        let v = &q["variant"];
+        let level = match v["strategy"].as_str().unwrap() {
+            "summary" => format!("summary_{}w", v["level"].as_f64().unwrap()),
+            "paragraph" | "masking" => {
+                format!(
+                    "{}_{}",
+                    v["strategy"].as_str().unwrap(),
+                    v["level"].as_f64().unwrap()
+                )
+            }
+            other => other.to_string(),
+        };
+        // Per problem the share of its samples, then the mean over the 3.
+        let e = by_level.entry(level).or_insert((0.0, 0.0));
+        let n = if matches!(v["strategy"].as_str().unwrap(), "paragraph" | "masking") {
+            4.0
+        } else {
+            1.0
+        };
+        e.0 += f64::from(u8::from(expected_pass(v))) / n / 3.0;
+        e.1 += 1.0;
+    }
+    let csv_rows = read_csv(&run_dir.join("report/partial_order.csv"));
+    let html = std::fs::read_to_string(run_dir.join("quick_view.html")).unwrap();
+    for strategy in ["summary", "paragraph", "masking"] {
+        let points = po["curves"][strategy].as_array().unwrap();
+        let labels: Vec<&str> = points
+            .iter()
+            .map(|p| p["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(labels.first(), Some(&"p_bot"));
+        assert_eq!(labels.last(), Some(&"p_top"));
+        for p in points {
+            let label = p["label"].as_str().unwrap();
+            let want = (by_level[label].0 * 10000.0).round() / 10000.0;
+            assert_eq!(p["pass_at_1"].as_f64().unwrap(), want, "{label}");
+            let row = csv_rows
+                .iter()
+                .find(|r| r["strategy"] == strategy && r["label"] == label)
+                .unwrap_or_else(|| panic!("{strategy} {label} in the CSV"));
+            assert_eq!(row["pass_at_1"].parse::<f64>().unwrap(), want);
+            assert!(
+                html.contains(&format!(
+                    "data-label=\"{label}\" data-pass-at-1=\"{}\"",
+                    row["pass_at_1"]
+                )),
+                "{label} drawn with the CSV's value"
+            );
+        }
+    }
+    assert_eq!(po["original"]["pass_at_1"], 1.0);
+    assert!(html.contains("class=\"original\""));
+    // Least detailed masking (0.8) keeps the key less often than 0.2: no
+    // level of this model is worse with more detail, so no violation.
+    assert_eq!(po["violations"], serde_json::json!([]), "{po}");
+
+    // The stored variants are a suite: run as one, they ask the same
+    // prompts, and no writer.
+    let again = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n[history]\nenabled = false\n",
+        run_dir.join("variants.json").display()
+    ));
+    let before = server.requests_to("/api/chat").len();
+    let rerun = again.prompts(&["paragraph_0.4"], &env);
+    assert_eq!(rerun.status, Some(101), "{}", rerun.both());
+    let asked = &server.requests_to("/api/chat")[before..];
+    assert_eq!(asked.len(), 12, "3 problems x 4 samples of paragraph_0.4");
+    assert!(
+        asked
+            .iter()
+            .all(|r| !system(r).contains("**correct**") && !system(r).contains("condense"))
+    );
+    let first_run: Vec<&Request> = chats
+        .iter()
+        .filter(|r| {
+            r.last_user_message().unwrap_or("").contains("def ")
+                && !system(r).contains("**correct**")
+        })
+        .collect();
+    for r in asked {
+        assert!(
+            first_run
+                .iter()
+                .any(|f| f.json["messages"] == r.json["messages"]),
+            "the stored suite asks what the run asked"
+        );
+    }
+}
+
+#[test]
+fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
+    let server = StubServer::start(model);
+    let env = [("OLLAMA_HOST", server.url())];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = scratch(&SUITE.replace("__P_TOP__", "x"));
+    let run = s.prompts(&[], &[env[0], ("PROMPTEVAL_HISTORY", "on")]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr.contains("PROMPTEVAL_HISTORY=off"),
+        "{}",
+        run.stderr
+    );
+
+    let no_reference = SUITE
+        .replace("__P_TOP__", "x")
+        .replace(", \"reference\": \"    return x + 1\\n\"", "");
+    let s = scratch(&no_reference);
+    let run = s.prompts(&[], &env);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr.contains("question `inc`") && run.stderr.contains("`p_top`"),
+        "{}",
+        run.stderr
+    );
+}
