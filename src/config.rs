@@ -135,6 +135,10 @@ pub struct WriterConfig {
     /// Ollama's host or the OpenAI-compatible base URL (`.../v1`).
     pub url: Option<String>,
     pub model: Option<String>,
+    /// Seconds one text may take once the server started it: a p_top is
+    /// several hundred tokens, longer than a case's reply (default: 120,
+    /// or `llm.timeout_secs` when larger).
+    pub timeout_secs: Option<f64>,
 }
 
 /// How much of the chain's history goes into each prompt.
@@ -836,6 +840,34 @@ mod tests {
         assert_eq!(c.gate.min_accuracy, Some(Percent(70.0)));
         assert_eq!(c.backend, BackendKind::Replay);
         assert_eq!(c.ollama_host, "http://example.org:11434");
+    }
+
+    #[test]
+    fn samples_and_variants_come_from_the_file_or_the_environment() {
+        let c = load(
+            &[("PROMPTEVAL_SAMPLES", "10"), ("PROMPTEVAL_VARIANTS", "on")],
+            Some("samples = 3\n[variants]\nseed = 7\n[variants.writer]\nmodel = \"w\"\n"),
+        )
+        .unwrap();
+        assert_eq!(c.samples, 10);
+        assert!(c.variants.enabled);
+        assert_eq!(c.variants.seed, 7);
+        assert_eq!(c.variants.writer.model.as_deref(), Some("w"));
+        let e = load(&[("PROMPTEVAL_SAMPLES", "0")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("PROMPTEVAL_SAMPLES") && e.contains("at least one"),
+            "{e}"
+        );
+        let e = load(&[("X", "")], Some("samples = 0\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`samples`"), "{e}");
+        // The repository's harness.toml documents the defaults.
+        let shipped = Config::load(&[("X", "")], Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        assert_eq!(shipped.samples, 1);
+        assert_eq!(shipped.variants, VariantsConfig::default());
     }
 
     #[test]

@@ -156,7 +156,7 @@ fn nothing_selected(args: &Arguments, suite: &Suite) -> String {
         (None, true) => "this selection".to_string(),
     };
     format!(
-        "⚠️  no case matches {asked}. Prompts: {}. Question ids: {}. Case names are <prompt>::<question id>::r<round>",
+        "⚠️  no case matches {asked}. Prompts: {}. Question ids: {}. Case names are <prompt>::<question id>::r<round> (and ::s<sample> with samples)",
         shown(suite.prompts.iter().map(|p| p.name.as_str()).collect()),
         shown(suite.questions.iter().map(|q| q.id.as_str()).collect()),
     )

@@ -384,3 +384,52 @@ fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
         run.stderr
     );
 }
+
+/// The README's live run (8 HumanEval problems, Qwen2.5-Coder-1.5B as
+/// writer and as model, recorded in tests/snapshots/humaneval-po8) replays
+/// offline from its stored variants to the same curves.
+#[test]
+fn the_recorded_live_variants_replay_to_their_curves() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = Scratch::new("");
+    s.write(
+        "harness.toml",
+        &format!(
+            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[history]\nenabled = false\n",
+            root.join("benches-data/humaneval-po8-variants.json").display(),
+            root.join("tests/snapshots").display(),
+            s.path().join("result").display()
+        ),
+    );
+    let run = s.prompts(&[], &[]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    let r = &summary["prompt_results"]["appendix_c"];
+    assert_eq!(
+        (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
+        (Some(217), Some(336)),
+        "{summary}"
+    );
+    let po = &summary["partial_order"]["appendix_c"];
+    assert_eq!(po["problems"], 8);
+    assert_eq!(po["original"]["pass_at_1"], 0.5);
+    let curve = |strategy: &str| -> Vec<(String, f64)> {
+        po["curves"][strategy]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["label"].as_str().unwrap().to_string(),
+                    p["pass_at_1"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let paragraph = curve("paragraph");
+    assert_eq!(paragraph.first().unwrap(), &("p_bot".to_string(), 0.0));
+    assert_eq!(paragraph.last().unwrap(), &("p_top".to_string(), 0.75));
+    assert_eq!(paragraph[2], ("paragraph_0.4".to_string(), 0.7813));
+    assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5));
+    assert_eq!(po["violations"], serde_json::json!([]));
+}

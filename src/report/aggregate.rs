@@ -137,7 +137,8 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
                 .cells
                 .iter()
                 .map(|((id, _, _), &passed)| (id.as_str(), passed));
-            super::curves::partial_order(&info.variants, cells).map(|po| (g.name.to_string(), po))
+            super::curves::partial_order(&info.variants, cells, &info.pass_at_k)
+                .map(|po| (g.name.to_string(), po))
         })
         .collect();
     Summary {
@@ -186,7 +187,10 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let not_evaluated = not_evaluated_reasons.values().sum();
     let threshold = info.thresholds.get(name).copied();
     let outcomes = t.outcomes();
-    let pass_at_k = pass_at_k(&outcomes, &info.pass_at_k);
+    let pass_at_k = pass_at_k(
+        &outcomes.values().copied().collect::<Vec<_>>(),
+        &info.pass_at_k,
+    );
     let unstable_questions: Vec<String> = outcomes
         .iter()
         .filter(|(_, (passed, failed))| *passed > 0 && *failed > 0)
@@ -356,17 +360,14 @@ pub(crate) struct PassAtK {
 /// rounds x samples; a k is reported only when every question has at least
 /// k. Its interval is a bootstrap over questions (attempts of one question
 /// are not independent, so a pooled binomial interval would be too narrow).
-pub(crate) fn pass_at_k(
-    outcomes: &indexmap::IndexMap<&str, (usize, usize)>,
-    ks: &[usize],
-) -> PassAtK {
+pub(crate) fn pass_at_k(outcomes: &[(usize, usize)], ks: &[usize]) -> PassAtK {
     let mut out = PassAtK {
         values: BTreeMap::new(),
         intervals: BTreeMap::new(),
     };
     for &k in ks {
         let per_question: Option<Vec<f64>> = outcomes
-            .values()
+            .iter()
             .map(|&(passed, failed)| stats::pass_at_k(passed + failed, passed, k))
             .collect();
         let Some(values) = per_question.filter(|v| !v.is_empty()) else {

@@ -56,6 +56,12 @@ pub struct Point {
     pub pass_at_1: f64,
     /// 95 % bootstrap interval over problems (`null` for one problem).
     pub interval: Option<[f64; 2]>,
+    /// pass@k at this level for the configured k (n: each problem's
+    /// attempts here), with its bootstrap interval, as per prompt.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k_interval: BTreeMap<String, [f64; 2]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +96,7 @@ type Counts = BTreeMap<(String, String), [usize; 2]>;
 pub fn partial_order<'a>(
     variants: &BTreeMap<String, Variant>,
     cells: impl Iterator<Item = (&'a str, bool)>,
+    ks: &[usize],
 ) -> Option<PartialOrder> {
     if variants.is_empty() {
         return None;
@@ -122,7 +129,11 @@ pub fn partial_order<'a>(
             .map(|&(p, n)| p as f64 / n as f64)
             .collect();
         let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
+        let pass_at_k = super::aggregate::pass_at_k(&outcomes, ks);
         Some(Point {
+            pass_at_k: pass_at_k.values,
+            pass_at_k_interval: pass_at_k.intervals,
             label: label.to_string(),
             strategy: strategy.as_str().to_string(),
             level: v.level,
@@ -287,7 +298,12 @@ mod tests {
     #[test]
     fn points_are_the_mean_over_problems_in_detail_order() {
         let (variants, cells) = run();
-        let po = partial_order(&variants, cells.iter().map(|(i, p)| (i.as_str(), *p))).unwrap();
+        let po = partial_order(
+            &variants,
+            cells.iter().map(|(i, p)| (i.as_str(), *p)),
+            &[1, 4],
+        )
+        .unwrap();
         let paragraph: Vec<(&str, f64)> = po.curves["paragraph"]
             .iter()
             .map(|p| (p.label.as_str(), p.pass_at_1))
@@ -310,6 +326,11 @@ mod tests {
         assert_eq!((p02.problems, p02.attempts, p02.passed), (20, 80, 20));
         // Every problem has 1 of 4: no spread between problems.
         assert_eq!(p02.interval, Some([0.25, 0.25]));
+        // pass@4 of 1 correct in 4: 1; pass@1 as the point.
+        assert_eq!(p02.pass_at_k.get("pass@1"), Some(&0.25));
+        assert_eq!(p02.pass_at_k.get("pass@4"), Some(&1.0));
+        // p_bot has 1 attempt per problem: no pass@4 there.
+        assert_eq!(po.curves["paragraph"][0].pass_at_k.get("pass@4"), None);
         let original = po.original.unwrap();
         assert_eq!(original.pass_at_1, 0.5);
         let [lo, hi] = original.interval.unwrap();
@@ -320,7 +341,12 @@ mod tests {
     #[test]
     fn a_more_detailed_level_that_scores_lower_beyond_noise_is_a_violation() {
         let (variants, cells) = run();
-        let po = partial_order(&variants, cells.iter().map(|(i, p)| (i.as_str(), *p))).unwrap();
+        let po = partial_order(
+            &variants,
+            cells.iter().map(|(i, p)| (i.as_str(), *p)),
+            &[1, 4],
+        )
+        .unwrap();
         let pairs: Vec<(&str, &str)> = po
             .violations
             .iter()
@@ -338,6 +364,9 @@ mod tests {
 
     #[test]
     fn a_run_without_variants_has_no_curves() {
-        assert_eq!(partial_order(&BTreeMap::new(), std::iter::empty()), None);
+        assert_eq!(
+            partial_order(&BTreeMap::new(), std::iter::empty(), &[1]),
+            None
+        );
     }
 }

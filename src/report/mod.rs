@@ -32,8 +32,10 @@ mod aggregate;
 pub mod curves;
 mod files;
 mod html;
+mod junit;
 mod python;
 mod stats;
+pub mod step_summary;
 mod svg;
 mod table;
 
@@ -108,6 +110,8 @@ pub struct Written {
     pub detailed_report: PathBuf,
     pub summary_csv: PathBuf,
     pub cases_csv: PathBuf,
+    /// report/junit.xml: one testcase per case, for CI test views.
+    pub junit_xml: PathBuf,
     /// report/partial_order.csv, in a run of prompt variants.
     pub partial_order_csv: Option<PathBuf>,
     /// Every `<prompt>/question_N[_round_R].py`, in report order.
@@ -209,6 +213,8 @@ fn write(
         files::DetailedWriter::create(&detailed_report, info, summary.finished_cases)?;
     let mut cases = files::CasesCsv::create(&cases_csv)?;
     let mut page = html::PageWriter::create(&quick_view, info, &summary)?;
+    let junit_xml = report_dir.join("junit.xml");
+    let mut junit = junit::JunitWriter::new(info);
     // The per-case .py files are written on a second thread: creating a
     // thousand files is most of a report's time (inode allocation), and the
     // run's other cores are idle by now. The channel is bounded, so at most
@@ -226,12 +232,14 @@ fn write(
         let mut main = || -> std::io::Result<()> {
             for group in groups {
                 detailed.start_prompt(group)?;
+                junit.start_prompt(group.name);
                 page.start_prompt(group, &summary)?;
                 let dir = run_dir.join(&group.dir);
                 std::fs::create_dir_all(&dir)?;
                 records.each(group, |r| {
                     detailed.case(r)?;
                     cases.case(r)?;
+                    junit.case(r);
                     page.case(group, r)?;
                     // A closed channel means the writer failed: its error
                     // is the one reported below.
@@ -239,6 +247,7 @@ fn write(
                     Ok(())
                 })?;
                 detailed.end_prompt()?;
+                junit.end_prompt();
                 page.end_prompt()?;
             }
             Ok(())
@@ -254,6 +263,7 @@ fn write(
     detailed.finish()?;
     cases.finish()?;
     page.finish()?;
+    junit.finish(&junit_xml)?;
 
     let written = Written {
         summary_json,
@@ -262,6 +272,7 @@ fn write(
         summary_csv,
         cases_csv,
         partial_order_csv,
+        junit_xml,
         case_files,
     };
     Ok((summary, written))

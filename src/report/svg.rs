@@ -11,7 +11,7 @@ use super::curves::{PartialOrder, Point};
 const WIDTH: f64 = 420.0;
 const HEIGHT: f64 = 250.0;
 const LEFT: f64 = 40.0;
-const RIGHT: f64 = 12.0;
+const RIGHT: f64 = 44.0;
 const TOP: f64 = 12.0;
 /// Room for the rotated level labels.
 const BOTTOM: f64 = 78.0;

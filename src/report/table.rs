@@ -95,8 +95,48 @@ pub fn terminal_table(summary: &Summary) -> String {
     }
     out.push_str(&rule(&widths, '-'));
     out.push_str(&pass_at_k_lines(summary));
+    out.push_str(&partial_order_lines(summary));
     out.push('\n');
     out.push_str(&best_line(summary));
+    out
+}
+
+/// Each prompt's curves in one line per strategy, least detailed first,
+/// and its partial-order violations (report/partial_order.csv has all).
+fn partial_order_lines(summary: &Summary) -> String {
+    let mut out = String::new();
+    for (name, po) in &summary.partial_order {
+        out.push_str(&format!(
+            "pass@1 by prompt detail, {} (PartialOrderEval; report/partial_order.csv):\n",
+            terminal_safe(name)
+        ));
+        for (strategy, points) in &po.curves {
+            let shown: Vec<String> = points
+                .iter()
+                .map(|p| format!("{} {:.2}", p.label, p.pass_at_1))
+                .collect();
+            out.push_str(&format!("  {strategy}: {}\n", shown.join(" → ")));
+        }
+        if let Some(o) = &po.original {
+            out.push_str(&format!("  original prompt: {:.2}\n", o.pass_at_1));
+        }
+        out.push_str(&match po.violations.len() {
+            0 => format!(
+                "  no partial-order violation beyond noise; {} of {} problems have one of their own\n",
+                po.problems_with_violations, po.problems
+            ),
+            n => format!(
+                "  ⚠️  {n} partial-order violation(s) beyond noise ({}); {} of {} problems have one of their own\n",
+                po.violations
+                    .iter()
+                    .map(|v| format!("{} < {}", v.more_detailed, v.less_detailed))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                po.problems_with_violations,
+                po.problems
+            ),
+        });
+    }
     out
 }
 

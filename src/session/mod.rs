@@ -564,7 +564,14 @@ impl Session {
         if new + changed > 0 {
             out.emit(Event::Snapshots { new, changed });
         }
-        Ok(match gate::evaluate(&summary, &self.config) {
+        let gate = gate::evaluate(&summary, &self.config);
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            report::step_summary::append(
+                Path::new(&path),
+                &report::step_summary::markdown(&summary, gate.as_ref()),
+            );
+        }
+        Ok(match gate {
             Some(g) => {
                 for line in g.lines() {
                     out.emit(Event::Gate(&line));
@@ -581,8 +588,6 @@ impl Session {
     }
 }
 
-/// The response cache, unless it is off or its folder cannot be used (then
-/// the run goes on without it, and says so).
 /// The expanded suite in the run folder: for review, for reuse as a suite,
 /// and for a resume to ask exactly the same prompts.
 fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
@@ -595,6 +600,8 @@ fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
     })
 }
 
+/// The response cache, unless it is off or its folder cannot be used (then
+/// the run goes on without it, and says so).
 fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
     if !config.cache {
         return None;

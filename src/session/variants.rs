@@ -15,6 +15,10 @@ use crate::variants::parts::Parts;
 use crate::variants::writer::LlmWriter;
 use crate::variants::{self, Writer};
 
+/// Seconds a written text may take by default: p_top runs to hundreds of
+/// tokens, at tens of tokens per second on a CPU.
+const WRITER_TIMEOUT_SECS: f64 = 120.0;
+
 /// The stored expansion in a run folder, read back when it is resumed.
 pub const STORED: &str = "variants.json";
 
@@ -96,9 +100,16 @@ fn writer(config: &Config) -> LlmWriter {
         _ => config.ollama_host.clone(),
     });
     let for_connect = (config.clone(), model.clone());
+    let options = crate::config::LlmConfig {
+        timeout_secs: w
+            .timeout_secs
+            .unwrap_or(WRITER_TIMEOUT_SECS)
+            .max(config.llm.timeout_secs),
+        ..config.llm.clone()
+    };
     LlmWriter::new(
         &model,
-        config.llm.clone(),
+        options,
         Box::new(move || {
             let (config, model) = &for_connect;
             let backend: Box<dyn Backend> = match kind {

@@ -79,7 +79,13 @@ impl LlmWriter {
         let reply = backend
             .chat(&case, &request)
             .map_err(|e| format!("the writer model {} failed: {}", self.model, e.message))?;
-        let text = clean(&reply.content);
+        let mut text = clean(&reply.content);
+        // The snippet's `correct_` name is ours, not the problem's: a
+        // writer that repeats it would point the model at a function the
+        // tests never call.
+        if let Some(entry) = &q.entry_point {
+            text = text.replace(&format!("correct_{entry}"), entry);
+        }
         if text.is_empty() {
             return Err(format!(
                 "the writer model {} replied with nothing",

@@ -1,0 +1,108 @@
+//! The run in markdown for GitHub Actions' job summary: appended to the
+//! file `GITHUB_STEP_SUMMARY` names, when it is set (as Actions sets it
+//! for every step). The table, the intervals, pass@k, the best prompt
+//! against the runner-up, what was not evaluated, and the gate's result.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::Summary;
+
+/// `GITHUB_STEP_SUMMARY`'s content for this run.
+pub fn markdown(summary: &Summary, gate: Option<&crate::gate::GateReport>) -> String {
+    let mut out = format!("## prompteval · {}\n\n", summary.test_id);
+    out.push_str(&format!(
+        "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",
+        summary.model,
+        summary.backend,
+        summary.suite,
+        summary.finished_cases,
+        summary.planned_cases
+    ));
+    if !summary.complete {
+        out.push_str("> [!WARNING]\n> INCOMPLETE: the run was interrupted; the numbers cover the finished cases only.\n\n");
+    }
+    if summary.not_evaluated > 0 {
+        out.push_str(&format!(
+            "> [!WARNING]\n> {} of {} planned cases were not evaluated: each accuracy is over its evaluated cases only.\n\n",
+            summary.not_evaluated, summary.planned_cases
+        ));
+    }
+    let pass_at_k = summary
+        .prompt_results
+        .values()
+        .any(|r| r.has_pass_at_k_beyond_1());
+    out.push_str("| prompt | accuracy | 95% CI | correct/total |");
+    out.push_str(if pass_at_k { " pass@k [95% CI] |" } else { "" });
+    out.push_str(" gate | notes |\n|---|---:|---|---:|");
+    out.push_str(if pass_at_k { "---|" } else { "" });
+    out.push_str("---|---|\n");
+    for (name, r) in &summary.prompt_results {
+        let gate_cell = match (r.threshold, r.gate_passed) {
+            (Some(t), Some(true)) => format!("✅ ≥ {t:.1}%"),
+            (Some(t), _) => format!("❌ < {t:.1}%"),
+            (None, _) => "-".to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {}/{} |",
+            cell(name),
+            r.accuracy_text(),
+            r.interval_text(),
+            r.correct_answers,
+            r.total_questions
+        ));
+        if pass_at_k {
+            out.push_str(&format!(" {} |", cell(&r.pass_at_k_text())));
+        }
+        out.push_str(&format!(
+            " {gate_cell} | {} |\n",
+            cell(&r.warnings.join("; "))
+        ));
+    }
+    out.push('\n');
+    if let Some(best) = &summary.best_prompt {
+        out.push_str(&format!(
+            "🏆 best prompt: **{}** ({:.1}%)",
+            cell(&best.name),
+            best.accuracy
+        ));
+        if let Some(v) = &best.versus_runner_up {
+            out.push_str(&format!(" · {}", cell(&super::table::versus_text(v))));
+        }
+        out.push_str("\n\n");
+    }
+    match gate {
+        Some(g) if g.passed() => out.push_str("**gate: passed**\n\n"),
+        Some(g) => {
+            out.push_str("**gate: FAILED**\n\n");
+            for line in g.lines() {
+                out.push_str(&format!("- {}\n", cell(&line)));
+            }
+            out.push('\n');
+        }
+        None => out.push_str("gate: none configured (the exit status is libtest's)\n\n"),
+    }
+    out
+}
+
+/// Appends to the summary file; a missing or unwritable one is a warning,
+/// never a failed run.
+pub fn append(path: &Path, text: &str) {
+    let result = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = result {
+        tracing::warn!(file = %path.display(), "cannot append the job summary to GITHUB_STEP_SUMMARY: {e}");
+    }
+}
+
+/// Text safe inside a markdown table cell: no pipes, no line breaks, no
+/// markup from a prompt's name.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
