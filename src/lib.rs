@@ -30,6 +30,7 @@
 pub mod backend;
 pub mod cache;
 pub mod case;
+pub mod compare;
 pub mod config;
 pub mod console;
 pub mod extract;
@@ -48,6 +49,7 @@ pub mod run;
 pub mod sandbox;
 pub mod schedule;
 pub mod session;
+pub mod shard;
 pub mod snapshot;
 pub mod suite;
 pub mod variants;

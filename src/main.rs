@@ -6,6 +6,8 @@
 //! cargo run -- cache clear    remove every cached reply
 //! cargo run -- import humaneval --out benches-data/humaneval.json
 //! cargo run -- import humaneval --from my-benchmark.jsonl.gz --out my.json
+//! cargo run -- compare result/test_A result/test_B [--html page.html]
+//! cargo run -- merge part1/test_X part2/test_Y --out result/merged
 //! ```
 
 use std::path::PathBuf;
@@ -46,6 +48,28 @@ enum Command {
         #[arg(long)]
         from: Option<PathBuf>,
     },
+    /// Compare two run folders: per-prompt accuracy changes with their
+    /// intervals and whether they are more than noise, flipped cases, new
+    /// and missing cases. Reads the folders only.
+    Compare {
+        /// The earlier run folder (A).
+        run_a: PathBuf,
+        /// The later run folder (B).
+        run_b: PathBuf,
+        /// Where to write the HTML page (default: RUN_B/compare.html).
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
+    /// Join the run folders of a sharded run's parts (PROMPTEVAL_SHARD=k/n)
+    /// into one run folder with one report.
+    Merge {
+        /// Every part's run folder, 1 to n, in any order.
+        #[arg(required = true)]
+        parts: Vec<PathBuf>,
+        /// The merged run folder (new).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -62,12 +86,20 @@ enum Benchmark {
     Humaneval,
 }
 
+/// How a merged run's failed gate is said (and recognised for the exit status).
+const GATE_FAILED: &str = "gate: FAILED (the parts' thresholds)";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(message) => {
             println!("{message}");
-            ExitCode::SUCCESS
+            // A merged run is judged as one run would be: by its gate.
+            if message.contains(GATE_FAILED) {
+                ExitCode::from(101)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -113,6 +145,43 @@ fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
                 problems.len(),
                 out.display(),
                 import::APPENDIX_C_NAME
+            ))
+        }
+        Command::Merge { parts, out } => {
+            let (summary, table) = prompteval::session::merge::merge(&parts, &out)?;
+            let failed: Vec<String> = summary
+                .prompt_results
+                .iter()
+                .filter(|(_, r)| r.gate_passed == Some(false))
+                .map(|(name, r)| {
+                    format!(
+                        "{name} {} < {:.1}%",
+                        r.accuracy_text(),
+                        r.threshold.unwrap_or(0.0)
+                    )
+                })
+                .collect();
+            let gate = if failed.is_empty() {
+                String::new()
+            } else {
+                format!("\n{GATE_FAILED}: {}", failed.join(", "))
+            };
+            Ok(format!(
+                "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){gate}",
+                parts.len(),
+                summary.finished_cases,
+                out.display()
+            ))
+        }
+        Command::Compare { run_a, run_b, html } => {
+            let comparison = prompteval::compare::compare(&run_a, &run_b)?;
+            let page = html.unwrap_or_else(|| run_b.join("compare.html"));
+            std::fs::write(&page, prompteval::compare::html(&comparison)?)
+                .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+            Ok(format!(
+                "{}\nthe page: {}",
+                prompteval::compare::text(&comparison),
+                page.display()
             ))
         }
     }

@@ -34,7 +34,7 @@ mod files;
 mod html;
 mod junit;
 mod python;
-mod stats;
+pub mod stats;
 pub mod step_summary;
 mod svg;
 mod table;

@@ -22,6 +22,9 @@ pub struct RunManifest {
     /// Replies per case (`samples`); 1 in manifests written before samples.
     #[serde(default = "one")]
     pub samples: u32,
+    /// `PROMPTEVAL_SHARD`: which part of a larger run this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
     pub backend: String,
     pub endpoint: String,
     /// The cases the run set out to evaluate.

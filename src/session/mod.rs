@@ -11,6 +11,7 @@
 
 mod error;
 mod folder;
+pub mod merge;
 mod source;
 mod variants;
 
@@ -47,6 +48,8 @@ pub struct Plan {
     pub planned: Vec<CaseId>,
     /// The interrupted run being finished, if any.
     pub resume: Option<Resume>,
+    /// `PROMPTEVAL_SHARD=k/n`: this run is one part of a larger one.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// An interrupted run being finished.
@@ -105,6 +108,17 @@ impl Plan {
             }
             _ => planned,
         };
+        // A resumed part keeps its cases (the manifest's); a new one deals
+        // the chains.
+        let shard = match &manifest {
+            Some(m) => m.shard,
+            None => crate::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())
+                .map_err(SetupError::Resume)?,
+        };
+        let planned = match (shard, &manifest) {
+            (Some(shard), None) => shard.select(planned),
+            _ => planned,
+        };
         let history = config.history.enabled.then_some(config.history.max_entries);
         let resume = match (resume_dir, manifest) {
             (Some(dir), Some(manifest)) => Some(Resume::read(dir, manifest, history, retry)?),
@@ -115,6 +129,7 @@ impl Plan {
             suite,
             planned,
             resume,
+            shard,
         })
     }
 
@@ -289,8 +304,15 @@ impl Session {
             config,
             suite,
             resume,
+            shard,
             ..
         } = plan;
+        if let Some(shard) = shard {
+            tracing::info!(
+                "shard {shard}: this run is one of {} parts (whole chains dealt round-robin); join the parts' run folders with `cargo run -- merge DIR... --out DIR`",
+                shard.count
+            );
+        }
         out.emit(Event::Starting {
             prompts: suite.prompts.len(),
             questions: suite.questions.len(),
@@ -345,6 +367,7 @@ impl Session {
                     model: model.clone(),
                     rounds: config.rounds,
                     samples: config.samples,
+                    shard,
                     backend: source.backend.kind().into(),
                     endpoint: source.backend.endpoint(),
                     cases: source.runnable.clone(),
@@ -527,6 +550,9 @@ impl Session {
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
         };
+        // What the report was built from: `prompteval merge` rebuilds a
+        // report from several parts' journals and these.
+        store_run_info(&self.run_dir, &info)?;
         out.emit(Event::Reporting);
         let (summary, written) =
             report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
@@ -586,6 +612,16 @@ impl Session {
             None => libtest,
         })
     }
+}
+
+/// run_info.json: the report's inputs beside the journal's records.
+fn store_run_info(dir: &Path, info: &RunInfo) -> Result<(), SetupError> {
+    let path = dir.join(merge::RUN_INFO);
+    let text = serde_json::to_string_pretty(info).expect("run info serialises");
+    std::fs::write(&path, text + "\n").map_err(|e| SetupError::Folder {
+        path,
+        message: format!("cannot write the run's info: {e}"),
+    })
 }
 
 /// The expanded suite in the run folder: for review, for reuse as a suite,

@@ -1,0 +1,191 @@
+//! `prompteval merge PART... --out DIR`: the run folders of the parts of a
+//! sharded run (`PROMPTEVAL_SHARD=k/n`) joined into one run folder whose
+//! report is built exactly as a single run's: the journals concatenated,
+//! the manifests' cases and not-evaluated cases joined, the report written
+//! from the joined journal. Every part 1..n must be there, from the same
+//! suite, model, rounds and samples: a report over some parts would be a
+//! number over the wrong denominator.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::SetupError;
+use super::folder::{RunManifest, read_manifest, write_manifest};
+use crate::report::{self, RunInfo, Summary};
+
+/// The report's inputs, stored by every finished run.
+pub const RUN_INFO: &str = "run_info.json";
+const JOURNAL: &str = "journal.jsonl";
+const VARIANTS: &str = super::variants::STORED;
+
+struct Part {
+    dir: PathBuf,
+    manifest: RunManifest,
+    info: RunInfo,
+}
+
+fn folder_error(path: &Path, message: String) -> SetupError {
+    SetupError::Folder {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+fn read_part(dir: &Path) -> Result<Part, SetupError> {
+    let manifest = read_manifest(dir)?;
+    let path = dir.join(RUN_INFO);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        folder_error(
+            &path,
+            format!(
+                "{e}: the part's run did not write its report; finish it with PROMPTEVAL_RESUME={}",
+                dir.display()
+            ),
+        )
+    })?;
+    let info = serde_json::from_str(&text)
+        .map_err(|e| folder_error(&path, format!("not a prompteval run info: {e}")))?;
+    Ok(Part {
+        dir: dir.to_path_buf(),
+        manifest,
+        info,
+    })
+}
+
+/// Joins `parts` into `out` (which must not hold a run) and writes its
+/// report; the summary and the terminal table.
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupError> {
+    let parts: Vec<Part> = parts
+        .iter()
+        .map(|d| read_part(d))
+        .collect::<Result<_, _>>()?;
+    check(&parts)?;
+    if out.join(JOURNAL).exists() {
+        return Err(folder_error(
+            out,
+            "already holds a run; give --out a new folder".into(),
+        ));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| folder_error(out, format!("cannot create the merged run folder: {e}")))?;
+    let io = |e: std::io::Error| folder_error(out, format!("cannot write the merged run: {e}"));
+
+    let mut journal = std::fs::File::create(out.join(JOURNAL)).map_err(io)?;
+    for p in &parts {
+        let mut bytes = std::fs::read(p.dir.join(JOURNAL)).map_err(io)?;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            // A torn last line stays torn (the index skips it), never glued
+            // to the next part's first line.
+            bytes.push(b'\n');
+        }
+        journal.write_all(&bytes).map_err(io)?;
+    }
+    journal.sync_all().map_err(io)?;
+    if let Some(variants) = parts
+        .iter()
+        .map(|p| p.dir.join(VARIANTS))
+        .find(|p| p.is_file())
+    {
+        std::fs::copy(&variants, out.join(VARIANTS)).map_err(io)?;
+    }
+
+    let first = &parts[0];
+    let test_id = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "merged".into());
+    let mut manifest = first.manifest.clone();
+    manifest.test_id = test_id.clone();
+    manifest.shard = None;
+    manifest.cases = parts
+        .iter()
+        .flat_map(|p| p.manifest.cases.clone())
+        .collect();
+    manifest.not_evaluated = parts
+        .iter()
+        .flat_map(|p| p.manifest.not_evaluated.clone())
+        .collect();
+    manifest.timestamp = parts
+        .iter()
+        .map(|p| p.manifest.timestamp.clone())
+        .min()
+        .unwrap_or_default();
+    write_manifest(out, &manifest)?;
+
+    let mut info = first.info.clone();
+    info.test_id = test_id;
+    info.timestamp = manifest.timestamp.clone();
+    // The parts ran side by side: the run took as long as the longest.
+    info.total_execution_time = parts
+        .iter()
+        .map(|p| p.info.total_execution_time)
+        .fold(0.0, f64::max);
+    info.planned_cases = parts.iter().map(|p| p.info.planned_cases).sum();
+    info.complete = parts.iter().all(|p| p.info.complete);
+    info.not_evaluated = manifest.not_evaluated.clone();
+    info.cache = None;
+    let text = serde_json::to_string_pretty(&info).expect("run info serialises");
+    std::fs::write(out.join(RUN_INFO), text + "\n").map_err(io)?;
+    let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
+    let table = report::terminal_table(&summary);
+    Ok((summary, table))
+}
+
+/// Parts 1..n of one run, each once.
+fn check(parts: &[Part]) -> Result<(), SetupError> {
+    let Some(first) = parts.first() else {
+        return Err(SetupError::Resume(
+            "merge needs the run folders of the parts".into(),
+        ));
+    };
+    let describe = |p: &Part| p.dir.display().to_string();
+    let Some(n) = first.manifest.shard.map(|s| s.count) else {
+        return Err(folder_error(
+            &first.dir,
+            "is not a part of a sharded run (it ran without PROMPTEVAL_SHARD)".into(),
+        ));
+    };
+    let mut seen = vec![None; n as usize];
+    for p in parts {
+        let same = p.manifest.model == first.manifest.model
+            && p.manifest.rounds == first.manifest.rounds
+            && p.manifest.samples == first.manifest.samples
+            && p.manifest.suite.file_name() == first.manifest.suite.file_name();
+        if !same {
+            return Err(folder_error(
+                &p.dir,
+                format!(
+                    "ran another experiment than {} (suite, model, rounds or samples differ): only parts of one run can be merged",
+                    describe(first)
+                ),
+            ));
+        }
+        let Some(shard) = p.manifest.shard.filter(|s| s.count == n) else {
+            return Err(folder_error(
+                &p.dir,
+                format!("is not one of the {n} parts of {}'s run", describe(first)),
+            ));
+        };
+        let slot = &mut seen[(shard.index - 1) as usize];
+        if let Some(other) = slot {
+            return Err(folder_error(
+                &p.dir,
+                format!("is part {shard} again (so is {other}); give each part once"),
+            ));
+        }
+        *slot = Some(describe(p));
+    }
+    let missing: Vec<String> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(i, _)| format!("{}/{n}", i + 1))
+        .collect();
+    if !missing.is_empty() {
+        return Err(SetupError::Resume(format!(
+            "part(s) {} of the run are missing: a report over some parts would count over the wrong denominator; give every part's run folder",
+            missing.join(", ")
+        )));
+    }
+    Ok(())
+}
