@@ -43,6 +43,7 @@ pub mod judge;
 pub mod output;
 pub mod plan;
 pub mod program;
+pub mod progress;
 pub mod report;
 pub mod request;
 pub mod run;

@@ -41,6 +41,8 @@ pub struct Pipeline {
     pub recorder: Option<Recorder>,
     /// Whether a case's history was shortened to fit the window (said once).
     pub history_fitted: std::sync::atomic::AtomicBool,
+    /// What the progress lines count.
+    pub progress: crate::progress::Progress,
 }
 
 /// A case after the model stage: the record so far and the reply, if any.
@@ -121,7 +123,10 @@ impl Pipeline {
         };
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
-        let reply = self.backend.chat(case, &request);
+        let reply = {
+            let _in_flight = self.progress.asking();
+            self.backend.chat(case, &request)
+        };
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
         match reply {
             Ok(reply) => {
@@ -186,6 +191,7 @@ impl Pipeline {
         if let Err(e) = self.journal.append(&record) {
             tracing::error!(case = %record.name, journal = %self.journal.path().display(), "could not append to the journal: {e}; the case will be missing from the report and a resume will run it again");
         }
+        self.progress.finished(&record);
         record
     }
 

@@ -850,3 +850,46 @@ fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
     assert_eq!(again.status, Some(101), "{}", again.both());
     assert_eq!(server.requests_to("/api/chat").len(), before);
 }
+
+/// Progress lines on stderr (whole lines: libtest's stdout is untouched).
+#[test]
+fn progress_lines_count_cases_accuracy_and_the_cache() {
+    let server = StubServer::start(two_of_three);
+    let s = scratch("");
+    let run = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_PROGRESS", "0")],
+    );
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert_eq!(lines.len(), 9, "{}", run.stderr);
+    let last = lines[8];
+    assert!(
+        last.starts_with("progress: 9/9 cases (100.0%) · so far: "),
+        "{last}"
+    );
+    for p in ["prompt1", "prompt2", "prompt3"] {
+        assert!(last.contains(&format!("{p} 66.7% (2/3)")), "{last}");
+    }
+    assert!(
+        last.contains("0 model call(s) in flight · 0 from the cache"),
+        "{last}"
+    );
+    assert!(lines[0].contains("ETA"), "{}", lines[0]);
+    assert!(
+        !run.stdout.contains("progress:"),
+        "libtest's output stays its own"
+    );
+    let quiet = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_PROGRESS", "off"),
+        ],
+    );
+    assert!(!quiet.stderr.contains("progress: "), "{}", quiet.stderr);
+}

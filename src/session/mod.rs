@@ -452,6 +452,12 @@ impl Session {
             journal,
             recorder,
             history_fitted: Default::default(),
+            progress: crate::progress::Progress::new(
+                source.runnable.len(),
+                std::env::var("PROMPTEVAL_PROGRESS").ok().as_deref(),
+                std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            )
+            .map_err(SetupError::Resume)?,
         });
         let running = source.runnable.len();
         let scheduler = Scheduler::start(
