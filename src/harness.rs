@@ -75,7 +75,8 @@ fn run(args: &mut Arguments, out: &Output) -> Result<ExitCode, SetupError> {
     let cap = args.test_threads.or(plan.config.test_threads);
 
     if std::env::var_os("NEXTEST").is_some() && !args.list {
-        return Err(SetupError::Nextest);
+        // One process per case: see nextest.rs for how they share one run.
+        return crate::nextest::run(args, plan, &cwd, out);
     }
     if args.list {
         return Ok(libtest_mimic::run(args, placeholder_trials(&plan.planned)).exit_code());

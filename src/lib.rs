@@ -40,6 +40,7 @@ pub mod history;
 pub mod import;
 pub mod journal;
 pub mod judge;
+pub mod nextest;
 pub mod output;
 pub mod plan;
 pub mod program;

@@ -24,8 +24,6 @@ pub enum SetupError {
     },
     /// PROMPTEVAL_RESUME names no run folder.
     Resume(String),
-    /// cargo-nextest runs one process per test; a suite needs one process.
-    Nextest,
 }
 
 impl std::fmt::Display for SetupError {
@@ -36,9 +34,6 @@ impl std::fmt::Display for SetupError {
             SetupError::Sandbox(e) => e.fmt(f),
             SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
             SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
-            SetupError::Nextest => f.write_str(
-                "prompteval runs a suite in one process (chains share their history and the report is written after the last case); run it with `cargo test --test prompts`, not cargo-nextest",
-            ),
         }
     }
 }

@@ -484,6 +484,11 @@ impl Session {
         })
     }
 
+    /// The run folder.
+    pub fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
     /// How many cases this session runs.
     pub fn running(&self) -> usize {
         self.running
@@ -618,6 +623,16 @@ impl Session {
             None => libtest,
         })
     }
+}
+
+/// Why `case` of the run in `dir` was not evaluated, per its manifest.
+pub fn unevaluated_reason(dir: &Path, case: &CaseId) -> Option<String> {
+    let manifest = folder::read_manifest(dir).ok()?;
+    manifest
+        .not_evaluated
+        .into_iter()
+        .find(|u| &u.case == case)
+        .map(|u| format!("{} ({})", u.reason, u.detail))
 }
 
 /// run_info.json: the report's inputs beside the journal's records.
