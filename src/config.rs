@@ -103,6 +103,20 @@ impl LlmConfig {
     }
 }
 
+/// One server of a pool (`[[endpoints]]`): its base URL (OpenAI-compatible,
+/// `.../v1`) or Ollama host, per `backend`, and its parallel slots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    pub url: String,
+    #[serde(default = "one_slot")]
+    pub slots: usize,
+}
+
+fn one_slot() -> usize {
+    1
+}
+
 /// PartialOrderEval's prompt variants (`[variants]`, see `variants`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -302,6 +316,9 @@ pub struct Config {
     /// Model requests in flight at once: the server's parallel slots
     /// (OLLAMA_NUM_PARALLEL, llama-server's -np, vLLM's batch).
     pub concurrency: usize,
+    /// Several servers of the model (`[[endpoints]]`), sharing the load:
+    /// `concurrency` is then the sum of their slots.
+    pub endpoints: Vec<Endpoint>,
     /// tracing filter, e.g. "info" or "prompteval=debug".
     pub log: String,
     /// Answer repeated identical requests from the response cache.
@@ -335,6 +352,8 @@ struct ConfigFile {
     snapshot_dir: Option<PathBuf>,
     test_threads: Option<usize>,
     concurrency: Option<usize>,
+    #[serde(default)]
+    endpoints: Vec<Endpoint>,
     log: Option<String>,
     cache: Option<bool>,
     pass_at_k: Option<Vec<usize>>,
@@ -502,7 +521,11 @@ impl Config {
                 .snapshot_dir
                 .unwrap_or_else(|| PathBuf::from("tests/snapshots"))),
             test_threads: file.test_threads,
-            concurrency: file.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
+            concurrency: match file.endpoints.iter().map(|e| e.slots).sum::<usize>() {
+                0 => file.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
+                slots => slots,
+            },
+            endpoints: file.endpoints,
             log: file.log.unwrap_or_else(|| "info".into()),
             cache: file.cache.unwrap_or(true),
             pass_at_k: file.pass_at_k.unwrap_or_else(|| DEFAULT_PASS_AT_K.to_vec()),
@@ -617,6 +640,16 @@ impl Config {
         };
         if self.rounds == 0 {
             return Err(file_err("`rounds` must be at least 1".into()));
+        }
+        if let Some(e) = self
+            .endpoints
+            .iter()
+            .find(|e| e.slots == 0 || e.url.trim().is_empty())
+        {
+            return Err(file_err(format!(
+                "[[endpoints]] url = {:?}: each endpoint needs a url and slots >= 1 (its parallel requests)",
+                e.url
+            )));
         }
         if self.samples == 0 {
             return Err(file_err(
@@ -868,6 +901,24 @@ mod tests {
         let shipped = Config::load(&[("X", "")], Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
         assert_eq!(shipped.samples, 1);
         assert_eq!(shipped.variants, VariantsConfig::default());
+    }
+
+    #[test]
+    fn endpoints_set_the_concurrency_to_their_slots() {
+        let c = load(
+            &[("X", "")],
+            Some("concurrency = 2\n[[endpoints]]\nurl = \"http://a:8000/v1\"\nslots = 8\n[[endpoints]]\nurl = \"http://b:8000/v1\"\n"),
+        )
+        .unwrap();
+        assert_eq!(c.concurrency, 9);
+        assert_eq!(c.endpoints.len(), 2);
+        let e = load(
+            &[("X", "")],
+            Some("[[endpoints]]\nurl = \"http://a\"\nslots = 0\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("slots >= 1"), "{e}");
     }
 
     #[test]

@@ -893,3 +893,48 @@ fn progress_lines_count_cases_accuracy_and_the_cache() {
     );
     assert!(!quiet.stderr.contains("progress: "), "{}", quiet.stderr);
 }
+
+/// `[[endpoints]]`: two servers share the cases; one drops every request
+/// after its first, is taken out of the run, and its cases go to the other:
+/// every case is evaluated, none is counted as the model's failure.
+#[test]
+fn endpoints_share_the_load_and_survive_one_dying() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let a = StubServer::start(two_of_three);
+    let answered = AtomicUsize::new(0);
+    let b = StubServer::start(move |req: &Request| {
+        if req.path == "/api/chat" && answered.fetch_add(1, Ordering::SeqCst) >= 1 {
+            return Behaviour::Drop;
+        }
+        two_of_three(req)
+    });
+    let s = Scratch::new(&format!(
+        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n[llm]\nretries = 0\n[[endpoints]]\nurl = \"{}\"\nslots = 1\n[[endpoints]]\nurl = \"{}\"\nslots = 1\n",
+        example_suite().display(),
+        a.url(),
+        b.url()
+    ));
+    let run = s.prompts(&[], &[]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    for p in ["prompt1", "prompt2", "prompt3"] {
+        let r = &summary["prompt_results"][p];
+        assert_eq!(r["accuracy"], 66.7, "{summary}");
+        assert_eq!(r["total_questions"], 3, "{summary}");
+        assert!(r["error_breakdown"].get("api_error").is_none(), "{summary}");
+    }
+    assert!(
+        b.requests_to("/api/chat").len() >= 2,
+        "the second endpoint took cases"
+    );
+    assert!(a.requests_to("/api/chat").len() >= 7);
+    assert!(
+        run.stderr.contains("endpoint taken out of the run"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        summary["endpoint"].as_str().unwrap().contains("(1 slots)"),
+        "{summary}"
+    );
+}

@@ -11,6 +11,7 @@ use crate::config::LlmConfig;
 mod http;
 pub mod ollama;
 pub mod openai;
+pub mod pool;
 pub mod replay;
 pub mod retry;
 mod stream;

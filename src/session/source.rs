@@ -10,6 +10,7 @@ use super::SetupError;
 use crate::backend::Backend;
 use crate::backend::ollama::Ollama;
 use crate::backend::openai::{OpenAi, api_key_from_env};
+use crate::backend::pool::{Member, Pool};
 use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
 use crate::cache::{CachedBackend, ResponseCache};
 use crate::case::{CaseId, ChainId};
@@ -151,6 +152,9 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
         b.check(model).map_err(|e| SetupError::Backend(e.message))?;
         Ok(Chosen::Live(b))
     };
+    if !config.endpoints.is_empty() {
+        return live(Box::new(pool(config)?));
+    }
     match config.backend {
         BackendKind::Ollama => live(Box::new(Ollama::new(&config.ollama_host))),
         BackendKind::Openai => live(Box::new(OpenAi::new(
@@ -173,6 +177,30 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
             }
         }
     }
+}
+
+/// `[[endpoints]]`: one backend per server, per `backend` (openai, or
+/// Ollama for `ollama` and `auto`).
+fn pool(config: &Config) -> Result<Pool, SetupError> {
+    let members = config
+        .endpoints
+        .iter()
+        .map(|e| -> Result<Member, SetupError> {
+            let backend: Box<dyn Backend> = match config.backend {
+                BackendKind::Openai => Box::new(OpenAi::new(e.url.trim_end_matches('/'), api_key_from_env())),
+                BackendKind::Ollama | BackendKind::Auto => {
+                    Box::new(Ollama::new(&crate::config::normalise_ollama_host(&e.url)))
+                }
+                BackendKind::Replay => {
+                    return Err(SetupError::Backend(
+                        "[[endpoints]] lists model servers, but backend = \"replay\" asks none; remove one of them".into(),
+                    ));
+                }
+            };
+            Ok(Member::new(backend, e.slots))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Pool::new(members))
 }
 
 /// Model folders with snapshots, by their recorded model name.
