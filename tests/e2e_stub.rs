@@ -900,7 +900,13 @@ fn progress_lines_count_cases_accuracy_and_the_cache() {
 #[test]
 fn endpoints_share_the_load_and_survive_one_dying() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let a = StubServer::start(two_of_three);
+    // The first endpoint answers slowly, so both take cases.
+    let a = StubServer::start(|req: &Request| match two_of_three(req) {
+        Behaviour::Reply(r) if req.path == "/api/chat" => {
+            Behaviour::Queued(std::time::Duration::from_millis(300), r)
+        }
+        other => other,
+    });
     let answered = AtomicUsize::new(0);
     let b = StubServer::start(move |req: &Request| {
         if req.path == "/api/chat" && answered.fetch_add(1, Ordering::SeqCst) >= 1 {

@@ -53,6 +53,7 @@ fn main() -> ExitCode {
     let browser = chromium();
     let trials = trials::needing_trials![&args, &browser;
         hostile_replies_and_questions_render_as_inert_text,
+        the_overview_and_the_matrix_show_summary_json,
     ];
     trials::run(&args, trials)
 }
@@ -134,4 +135,80 @@ fn hostile_replies_and_questions_render_as_inert_text(browser: &'static str) {
     );
     assert!(dom.contains("&lt;b&gt;bold&lt;/b&gt;"), "{dom}");
     assert!(dom.contains("plain"), "the prompt's section is missing");
+}
+
+/// The recorded replay of benches-data/python-basics.json (4 prompts, 27
+/// questions) opened in Chromium: the overview's bars and verdict segments
+/// and the matrix equal summary.json and the cases; a screenshot is kept in
+/// target/test-output/.
+fn the_overview_and_the_matrix_show_summary_json(browser: &'static str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = Scratch::new("");
+    // auto with no Ollama: replays what was recorded (the 8 unrecorded terse
+    // cases are not evaluated).
+    s.write(
+        "harness.toml",
+        &format!(
+            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"auto\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[ollama]\nhost = \"http://127.0.0.1:9\"\n[llm]\nsystem_prompt = \"Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.\"\n",
+            root.join("benches-data/python-basics.json").display(),
+            root.join("tests/snapshots").display(),
+            s.path().join("result").display()
+        ),
+    );
+    let run = s.prompts(&[], &[]);
+    assert!(run.status.is_some(), "{}", run.both());
+    let page = s.run_dir().join("quick_view.html");
+    let dom = dump_dom(browser, &page);
+    let summary = s.summary();
+    for (prompt, r) in summary["prompt_results"].as_object().unwrap() {
+        let row = format!(
+            "data-prompt=\"{prompt}\" data-accuracy=\"{}\"",
+            r["accuracy"]
+        );
+        assert!(dom.contains(&row), "overview row {row} in the page");
+        let mut shown = 0;
+        for (verdict, count) in
+            std::iter::once(("correct".to_string(), r["correct_answers"].clone())).chain(
+                r["error_breakdown"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            )
+        {
+            let seg = format!("data-verdict=\"{verdict}\" data-count=\"{count}\"");
+            assert!(dom.contains(&seg), "{prompt}: {seg}");
+            shown += count.as_u64().unwrap();
+        }
+        assert_eq!(shown, r["total_questions"].as_u64().unwrap(), "{prompt}");
+    }
+    // One matrix row per question, disagreements first.
+    let rows = dom.matches("data-question=").count();
+    assert_eq!(rows, 27, "matrix rows");
+    let first = dom.find("data-question=").unwrap();
+    assert!(
+        dom[first - 40..first].contains("disagree"),
+        "disagreements first"
+    );
+    assert!(
+        dom.contains("<details class=\"meta isolation\">"),
+        "isolation collapsed"
+    );
+    let out_dir = root.join("target/test-output");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let shot = out_dir.join("quick_view_python_basics.png");
+    let status = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1300,1500",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium starts");
+    assert!(status.status.success() && shot.is_file(), "screenshot");
 }

@@ -141,7 +141,24 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
                 .map(|po| (g.name.to_string(), po))
         })
         .collect();
+    let per_prompt: Vec<indexmap::IndexMap<&str, (usize, usize)>> =
+        tallies.iter().map(Tally::outcomes).collect();
+    let mut questions: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
+    for outcomes in &per_prompt {
+        questions.extend(outcomes.keys().copied());
+    }
+    let matrix = questions
+        .into_iter()
+        .map(|q| {
+            let cells = per_prompt
+                .iter()
+                .map(|o| o.get(q).map(|&(passed, failed)| (passed, passed + failed)))
+                .collect();
+            (q.to_string(), cells)
+        })
+        .collect();
     Summary {
+        matrix,
         partial_order,
         generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         test_id: info.test_id.clone(),

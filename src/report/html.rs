@@ -52,6 +52,30 @@ struct Page<'a> {
     show_pass_at_k: bool,
     /// pass@1 against prompt detail, per prompt (a run of prompt variants).
     curves: Vec<super::svg::PromptCharts<'a>>,
+    overview: super::svg::Overview,
+    /// Prompt names, the matrix's columns.
+    columns: Vec<&'a str>,
+    matrix: Vec<MatrixRow>,
+    /// Questions left out of the matrix (all prompts agreed) on a large run.
+    matrix_hidden: usize,
+}
+
+#[derive(Serialize)]
+struct MatrixRow {
+    question_id: String,
+    /// Prompts do not all pass, or all fail, this question.
+    disagree: bool,
+    cells: Vec<MatrixCell>,
+}
+
+#[derive(Serialize)]
+struct MatrixCell {
+    /// `2/3` passed of evaluated attempts; `-` when none.
+    text: String,
+    /// all, some, none or missing: the cell's colour.
+    class: &'static str,
+    /// The first case of this question under this prompt.
+    anchor: String,
 }
 
 #[derive(Serialize)]
@@ -266,7 +290,75 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
             .iter()
             .map(|(name, order)| super::svg::charts(name, order))
             .collect(),
+        overview: super::svg::overview(summary),
+        columns: summary.prompt_results.keys().map(String::as_str).collect(),
+        matrix_hidden: matrix(summary).1,
+        matrix: matrix(summary).0,
     }
+}
+
+/// Most rows a matrix shows in full; a larger run shows the questions where
+/// prompts disagree.
+const MATRIX_ROWS: usize = 400;
+
+/// Questions (those where prompts disagree first) x prompts.
+fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
+    let names: Vec<&String> = summary.prompt_results.keys().collect();
+    let first = if summary.samples > 1 {
+        "::r1::s1"
+    } else {
+        "::r1"
+    };
+    let mut rows: Vec<MatrixRow> = summary
+        .matrix
+        .iter()
+        .map(|(question_id, cells)| {
+            let shares: Vec<Option<f64>> = cells
+                .iter()
+                .map(|c| c.filter(|(_, n)| *n > 0).map(|(p, n)| p as f64 / n as f64))
+                .collect();
+            let seen: Vec<f64> = shares.iter().flatten().copied().collect();
+            let disagree = seen.iter().any(|s| *s != seen[0]);
+            MatrixRow {
+                question_id: question_id.clone(),
+                disagree,
+                cells: cells
+                    .iter()
+                    .zip(&names)
+                    .map(|(c, prompt)| {
+                        let (text, class) = match c {
+                            Some((p, n)) if *n > 0 => (
+                                format!("{p}/{n}"),
+                                if p == n {
+                                    "all"
+                                } else if *p == 0 {
+                                    "none"
+                                } else {
+                                    "some"
+                                },
+                            ),
+                            _ => ("-".to_string(), "missing"),
+                        };
+                        MatrixCell {
+                            text,
+                            class,
+                            anchor: format!("case-{prompt}::{question_id}{first}"),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    // Stable: disagreements first, each group in suite order.
+    rows.sort_by_key(|r| !r.disagree);
+    let mut hidden = 0;
+    if rows.len() > MATRIX_ROWS {
+        let before = rows.len();
+        rows.retain(|r| r.disagree);
+        rows.truncate(MATRIX_ROWS);
+        hidden = before - rows.len();
+    }
+    (rows, hidden)
 }
 
 fn rows(summary: &Summary) -> Vec<Row> {

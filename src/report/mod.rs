@@ -49,6 +49,10 @@ use crate::case::{CaseId, CaseRecord, Unevaluated};
 
 pub use table::terminal_table;
 
+/// (passed, evaluated) attempts of one question under one prompt; `None`
+/// when the prompt has no evaluated case of it.
+pub type MatrixCell = Option<(usize, usize)>;
+
 fn one() -> u32 {
     1
 }
@@ -321,6 +325,10 @@ pub struct Summary {
     /// of prompt variants; also in report/partial_order.csv.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub partial_order: indexmap::IndexMap<String, curves::PartialOrder>,
+    /// Question -> per prompt (summary order) its (passed, evaluated)
+    /// attempts: the quick view's matrix. Not in summary.json.
+    #[serde(skip)]
+    pub matrix: Vec<(String, Vec<MatrixCell>)>,
 }
 
 /// One prompt's line of summary.json. Accuracy is in percent, one decimal:

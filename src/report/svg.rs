@@ -139,3 +139,112 @@ fn chart(strategy: &str, points: &[Point], original: Option<&Point>) -> Chart {
         }),
     }
 }
+
+/// The overview: one row per prompt, accuracy as a bar (0 to 100 %) with
+/// its 95 % interval as a whisker and the rounds' min-max as ticks, and a
+/// stacked bar of its verdicts (correct and each failure kind).
+#[derive(Serialize)]
+pub(crate) struct Overview {
+    pub width: f64,
+    pub height: f64,
+    pub label_width: f64,
+    pub bar_width: f64,
+    pub stack_x: f64,
+    pub rows: Vec<OverviewRow>,
+    pub legend: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct OverviewRow {
+    pub name: String,
+    pub y: f64,
+    pub accuracy: Option<f64>,
+    pub bar: f64,
+    pub ci: Option<[f64; 2]>,
+    pub range: Option<[f64; 2]>,
+    pub text: String,
+    pub segments: Vec<Segment>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct Segment {
+    pub x: f64,
+    pub width: f64,
+    pub verdict: String,
+    pub count: usize,
+    pub colour: &'static str,
+}
+
+const ROW: f64 = 26.0;
+const LABEL: f64 = 150.0;
+const BAR: f64 = 300.0;
+const STACK: f64 = 300.0;
+
+/// A colour per verdict, as the legend shows.
+pub(crate) fn colour(verdict: &str) -> &'static str {
+    match verdict {
+        "correct" => "#1a7f37",
+        "wrong_answer" => "#cf222e",
+        "syntax_error" => "#8250df",
+        "runtime_error" => "#bc4c00",
+        "timeout" => "#9a6700",
+        "api_error" => "#59636e",
+        _ => "#afb8c1",
+    }
+}
+
+pub(crate) fn overview(summary: &super::Summary) -> Overview {
+    let x_of = |percent: f64| round2(LABEL + percent.clamp(0.0, 100.0) / 100.0 * BAR);
+    let stack_x = LABEL + BAR + 40.0;
+    let rows = summary
+        .prompt_results
+        .iter()
+        .enumerate()
+        .map(|(i, (name, r))| {
+            let mut segments = Vec::new();
+            let total = r.total_questions.max(1) as f64;
+            let mut x = stack_x;
+            let counts = std::iter::once(("correct".to_string(), r.correct_answers)).chain(
+                super::aggregate::failure_verdicts().map(|v| {
+                    (
+                        v.as_str().to_string(),
+                        r.error_breakdown.get(v.as_str()).copied().unwrap_or(0),
+                    )
+                }),
+            );
+            for (verdict, count) in counts.filter(|(_, c)| *c > 0) {
+                let width = round2(count as f64 / total * STACK);
+                segments.push(Segment {
+                    x: round2(x),
+                    width,
+                    colour: colour(&verdict),
+                    verdict,
+                    count,
+                });
+                x += width;
+            }
+            OverviewRow {
+                name: name.clone(),
+                y: round2(10.0 + i as f64 * ROW),
+                accuracy: r.accuracy,
+                bar: r.accuracy.map_or(0.0, |a| round2(a / 100.0 * BAR)),
+                ci: r.accuracy_interval.map(|[lo, hi]| [x_of(lo), x_of(hi)]),
+                range: r.rounds.as_ref().map(|s| [x_of(s.min), x_of(s.max)]),
+                text: r.accuracy_text(),
+                segments,
+            }
+        })
+        .collect::<Vec<_>>();
+    Overview {
+        width: stack_x + STACK + 20.0,
+        height: 30.0 + rows.len() as f64 * ROW,
+        label_width: LABEL,
+        bar_width: BAR,
+        stack_x,
+        rows,
+        legend: std::iter::once("correct")
+            .chain(super::aggregate::failure_verdicts().map(|v| v.as_str()))
+            .map(|v| (v.to_string(), colour(v).to_string()))
+            .collect(),
+    }
+}
