@@ -23,11 +23,7 @@ impl CaseId {
     /// so it selects that question under every prompt.
     /// A sampled case ends in `::s2`.
     pub fn test_name(&self) -> String {
-        let name = format!("{}::{}::r{}", self.prompt, self.question_id, self.round);
-        match self.sample {
-            Some(s) => format!("{name}::s{s}"),
-            None => name,
-        }
+        test_name(&self.prompt, &self.question_id, self.round, self.sample)
     }
 
     /// The insta snapshot name; `::` is not portable in file names.
@@ -56,8 +52,18 @@ impl CaseId {
     }
 }
 
-/// A (prompt, round) pair: its cases run in question order and each sees the
-/// history of the earlier ones.
+/// `prompt1::q1_two_sum::r1`, `...::r1::s2` for a sample: a case's one name
+/// (also what `compare` pairs runs by).
+pub fn test_name(prompt: &str, question_id: &str, round: u32, sample: Option<u32>) -> String {
+    let name = format!("{prompt}::{question_id}::r{round}");
+    match sample {
+        Some(s) => format!("{name}::s{s}"),
+        None => name,
+    }
+}
+
+/// A (prompt, round, sample): its cases run in question order and each sees
+/// the history of the earlier ones.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ChainId {
     pub prompt: String,

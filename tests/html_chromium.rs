@@ -143,17 +143,11 @@ fn hostile_replies_and_questions_render_as_inert_text(browser: &'static str) {
 /// target/test-output/.
 fn the_overview_and_the_matrix_show_summary_json(browser: &'static str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let s = Scratch::new("");
     // auto with no Ollama: replays what was recorded (the 8 unrecorded terse
     // cases are not evaluated).
-    s.write(
-        "harness.toml",
-        &format!(
-            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"auto\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[ollama]\nhost = \"http://127.0.0.1:9\"\n[llm]\nsystem_prompt = \"Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.\"\n",
-            root.join("benches-data/python-basics.json").display(),
-            root.join("tests/snapshots").display(),
-            s.path().join("result").display()
-        ),
+    let s = Scratch::recorded(
+        "benches-data/python-basics.json",
+        "backend = \"auto\"\n[ollama]\nhost = \"http://127.0.0.1:9\"",
     );
     let run = s.prompts(&[], &[]);
     assert!(run.status.is_some(), "{}", run.both());

@@ -20,21 +20,8 @@ use serde_json::Value;
 
 use prompts_cli::Scratch;
 
-const SYSTEM: &str = "Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.";
-
 fn scratch() -> Scratch {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let s = Scratch::new("");
-    s.write(
-        "harness.toml",
-        &format!(
-            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[llm]\nsystem_prompt = \"{SYSTEM}\"\n",
-            root.join("benches-data/example.json").display(),
-            root.join("tests/snapshots").display(),
-            s.path().join("result").display()
-        ),
-    );
-    s
+    Scratch::recorded("benches-data/example.json", "backend = \"replay\"")
 }
 
 fn nextest() -> Result<String, String> {

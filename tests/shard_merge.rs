@@ -13,19 +13,11 @@ use prompts_cli::Scratch;
 use serde_json::Value;
 
 /// The system prompt of the recording (the repository's harness.toml).
-const SYSTEM: &str = "Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.";
-
 fn replay(env: &[(&str, &str)]) -> (Scratch, prompts_cli::Run) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let s = Scratch::new("");
-    s.write(
-        "harness.toml",
-        &format!(
-            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"auto\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[ollama]\nhost = \"http://127.0.0.1:9\"\n[llm]\nsystem_prompt = \"{SYSTEM}\"\n",
-            root.join("benches-data/python-basics.json").display(),
-            root.join("tests/snapshots").display(),
-            s.path().join("result").display()
-        ),
+    // auto with no Ollama: replays what was recorded.
+    let s = Scratch::recorded(
+        "benches-data/python-basics.json",
+        "backend = \"auto\"\n[ollama]\nhost = \"http://127.0.0.1:9\"",
     );
     let run = s.prompts(&[], env);
     (s, run)

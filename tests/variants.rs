@@ -390,16 +390,9 @@ fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
 /// offline from its stored variants to the same curves.
 #[test]
 fn the_recorded_live_variants_replay_to_their_curves() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let s = Scratch::new("");
-    s.write(
-        "harness.toml",
-        &format!(
-            "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n[history]\nenabled = false\n",
-            root.join("benches-data/humaneval-po8-variants.json").display(),
-            root.join("tests/snapshots").display(),
-            s.path().join("result").display()
-        ),
+    let s = Scratch::recorded(
+        "benches-data/humaneval-po8-variants.json",
+        "backend = \"replay\"\n[history]\nenabled = false",
     );
     let run = s.prompts(&[], &[]);
     assert_eq!(run.status, Some(101), "{}", run.both());

@@ -19,11 +19,7 @@ pub struct CaseKey {
 
 impl CaseKey {
     pub fn name(&self) -> String {
-        let name = format!("{}::{}::r{}", self.prompt, self.question_id, self.round);
-        match self.sample {
-            Some(s) => format!("{name}::s{s}"),
-            None => name,
-        }
+        crate::case::test_name(&self.prompt, &self.question_id, self.round, self.sample)
     }
 }
 

@@ -295,15 +295,20 @@ mod tests {
         (variants, cells)
     }
 
-    #[test]
-    fn points_are_the_mean_over_problems_in_detail_order() {
+    /// The curves of [`run`], with pass@1 and pass@4.
+    fn order() -> PartialOrder {
         let (variants, cells) = run();
-        let po = partial_order(
+        partial_order(
             &variants,
             cells.iter().map(|(i, p)| (i.as_str(), *p)),
             &[1, 4],
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn points_are_the_mean_over_problems_in_detail_order() {
+        let po = order();
         let paragraph: Vec<(&str, f64)> = po.curves["paragraph"]
             .iter()
             .map(|p| (p.label.as_str(), p.pass_at_1))
@@ -340,13 +345,7 @@ mod tests {
 
     #[test]
     fn a_more_detailed_level_that_scores_lower_beyond_noise_is_a_violation() {
-        let (variants, cells) = run();
-        let po = partial_order(
-            &variants,
-            cells.iter().map(|(i, p)| (i.as_str(), *p)),
-            &[1, 4],
-        )
-        .unwrap();
+        let po = order();
         let pairs: Vec<(&str, &str)> = po
             .violations
             .iter()

@@ -38,7 +38,7 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
     write_atomically(path, &bytes)

@@ -235,6 +235,7 @@ impl PageWriter {
 }
 
 fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
+    let (matrix, matrix_hidden) = matrix(summary);
     Page {
         test_id: &info.test_id,
         timestamp: &info.timestamp,
@@ -292,8 +293,8 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
             .collect(),
         overview: super::svg::overview(summary),
         columns: summary.prompt_results.keys().map(String::as_str).collect(),
-        matrix_hidden: matrix(summary).1,
-        matrix: matrix(summary).0,
+        matrix,
+        matrix_hidden,
     }
 }
 

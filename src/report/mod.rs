@@ -47,6 +47,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache::CacheStats;
 use crate::case::{CaseId, CaseRecord, Unevaluated};
 
+pub use files::write_json;
 pub use table::terminal_table;
 
 /// (passed, evaluated) attempts of one question under one prompt; `None`

@@ -15,7 +15,7 @@ use crate::report::{self, RunInfo, Summary};
 
 /// The report's inputs, stored by every finished run.
 pub const RUN_INFO: &str = "run_info.json";
-const JOURNAL: &str = "journal.jsonl";
+const JOURNAL: &str = crate::journal::FILE_NAME;
 const VARIANTS: &str = super::variants::STORED;
 
 struct Part {
@@ -124,8 +124,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupEr
     info.complete = parts.iter().all(|p| p.info.complete);
     info.not_evaluated = manifest.not_evaluated.clone();
     info.cache = None;
-    let text = serde_json::to_string_pretty(&info).expect("run info serialises");
-    std::fs::write(out.join(RUN_INFO), text + "\n").map_err(io)?;
+    report::write_json(&out.join(RUN_INFO), &info).map_err(io)?;
     let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
     let table = report::terminal_table(&summary);
     Ok((summary, table))

@@ -638,8 +638,7 @@ pub fn unevaluated_reason(dir: &Path, case: &CaseId) -> Option<String> {
 /// run_info.json: the report's inputs beside the journal's records.
 fn store_run_info(dir: &Path, info: &RunInfo) -> Result<(), SetupError> {
     let path = dir.join(merge::RUN_INFO);
-    let text = serde_json::to_string_pretty(info).expect("run info serialises");
-    std::fs::write(&path, text + "\n").map_err(|e| SetupError::Folder {
+    report::write_json(&path, info).map_err(|e| SetupError::Folder {
         path,
         message: format!("cannot write the run's info: {e}"),
     })
@@ -649,11 +648,11 @@ fn store_run_info(dir: &Path, info: &RunInfo) -> Result<(), SetupError> {
 /// and for a resume to ask exactly the same prompts.
 fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
     let path = dir.join(variants::STORED);
-    let text = serde_json::to_string_pretty(&crate::variants::store::to_json(suite))
-        .expect("a suite serialises");
-    std::fs::write(&path, text + "\n").map_err(|e| SetupError::Folder {
-        path,
-        message: format!("cannot store the prompt variants: {e}"),
+    report::write_json(&path, &crate::variants::store::to_json(suite)).map_err(|e| {
+        SetupError::Folder {
+            path,
+            message: format!("cannot store the prompt variants: {e}"),
+        }
     })
 }
 

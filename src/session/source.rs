@@ -186,21 +186,30 @@ fn pool(config: &Config) -> Result<Pool, SetupError> {
         .endpoints
         .iter()
         .map(|e| -> Result<Member, SetupError> {
-            let backend: Box<dyn Backend> = match config.backend {
-                BackendKind::Openai => Box::new(OpenAi::new(e.url.trim_end_matches('/'), api_key_from_env())),
-                BackendKind::Ollama | BackendKind::Auto => {
-                    Box::new(Ollama::new(&crate::config::normalise_ollama_host(&e.url)))
-                }
-                BackendKind::Replay => {
-                    return Err(SetupError::Backend(
-                        "[[endpoints]] lists model servers, but backend = \"replay\" asks none; remove one of them".into(),
-                    ));
-                }
-            };
+            let backend = server(config.backend, &e.url).ok_or_else(|| {
+                SetupError::Backend(
+                    "[[endpoints]] lists model servers, but backend = \"replay\" asks none; remove one of them".into(),
+                )
+            })?;
             Ok(Member::new(backend, e.slots))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Pool::new(members))
+}
+
+/// The server at `url` (a base URL, or an Ollama host) in `kind`'s
+/// protocol, Ollama's for `auto`; `None` for replay, which asks no server.
+pub(super) fn server(kind: BackendKind, url: &str) -> Option<Box<dyn Backend>> {
+    match kind {
+        BackendKind::Openai => Some(Box::new(OpenAi::new(
+            url.trim_end_matches('/'),
+            api_key_from_env(),
+        ))),
+        BackendKind::Ollama | BackendKind::Auto => Some(Box::new(Ollama::new(
+            &crate::config::normalise_ollama_host(url),
+        ))),
+        BackendKind::Replay => None,
+    }
 }
 
 /// Model folders with snapshots, by their recorded model name.

@@ -6,8 +6,6 @@ use std::path::Path;
 
 use super::{SetupError, open_cache};
 use crate::backend::Backend;
-use crate::backend::ollama::Ollama;
-use crate::backend::openai::{OpenAi, api_key_from_env};
 use crate::cache::CachedBackend;
 use crate::config::{BackendKind, Config};
 use crate::suite::{Question, Suite, SuiteError};
@@ -112,19 +110,11 @@ fn writer(config: &Config) -> LlmWriter {
         options,
         Box::new(move || {
             let (config, model) = &for_connect;
-            let backend: Box<dyn Backend> = match kind {
-                BackendKind::Openai => {
-                    Box::new(OpenAi::new(url.trim_end_matches('/'), api_key_from_env()))
-                }
-                BackendKind::Ollama => {
-                    Box::new(Ollama::new(&crate::config::normalise_ollama_host(&url)))
-                }
-                other => {
-                    return Err(format!(
-                        "[variants.writer] backend = {other:?} cannot write texts; use \"ollama\" or \"openai\""
-                    ));
-                }
-            };
+            let backend: Box<dyn Backend> = super::source::server(kind, &url).ok_or_else(|| {
+                format!(
+                    "[variants.writer] backend = {kind:?} cannot write texts; use \"ollama\" or \"openai\""
+                )
+            })?;
             backend.check(model).map_err(|e| {
                 format!(
                     "the writer model is needed for the texts the suite does not give (p_top, summaries): {}; configure [variants.writer] (backend, url, model) or give `p_top` in the suite",

@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The system prompt of the committed recordings (the repository's
+/// harness.toml).
+pub const RECORDED_SYSTEM_PROMPT: &str = "Reply with exactly one complete, runnable Python 3 program in a single python code block and nothing else; print only the requested result.";
+
 pub struct Scratch {
     pub dir: tempfile::TempDir,
 }
@@ -35,6 +39,25 @@ impl Scratch {
         );
         std::fs::write(dir.path().join("harness.toml"), text).expect("write harness.toml");
         Scratch { dir }
+    }
+
+    /// A scratch folder replaying the repository's recordings of `suite`
+    /// (a path in the repository) by qwen2.5-coder:1.5b, with the system
+    /// prompt they were recorded with; `toml` adds the backend and more
+    /// (top-level keys first, tables after).
+    pub fn recorded(suite: &str, toml: &str) -> Scratch {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let s = Scratch::new("");
+        s.write(
+            "harness.toml",
+            &format!(
+                "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nsnapshot_dir = \"{}\"\nresult_dir = \"{}\"\n{toml}\n[llm]\nsystem_prompt = \"{RECORDED_SYSTEM_PROMPT}\"\n",
+                root.join(suite).display(),
+                root.join("tests/snapshots").display(),
+                s.path().join("result").display()
+            ),
+        );
+        s
     }
 
     pub fn path(&self) -> &Path {
