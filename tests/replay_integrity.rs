@@ -303,7 +303,7 @@ fn one_name_per_case_in_the_terminal_the_files_and_the_html() {
     let html = std::fs::read_to_string(dir.join("quick_view.html")).unwrap();
     assert!(html.contains("prompt2::q2_greet_world::r1"));
     // The case's line names the question by its id.
-    assert!(html.contains("prompt2::q2_greet_world::r1</code> · q2_greet_world"));
+    assert!(html.contains("prompt2::q2_greet_world::r1</code></td><td>q2_greet_world</td>"));
     assert!(
         html.contains("href=\"prompt2/question_2.py\""),
         "the row links its file"

@@ -1,9 +1,12 @@
-//! quick_view.html (spec §8.4): one self-contained page, no scripts.
+//! quick_view.html (spec §8.4): one self-contained page, complete without
+//! JavaScript; its one script (quick_view.js) adds filters, sorting and
+//! opening a case from a link.
 //!
 //! Everything shown comes from the model or the suite, so it goes through
 //! minijinja with HTML auto-escaping (the template name ends in `.html`);
 //! the Rust side never builds markup. A Content-Security-Policy that allows
-//! no script at all backs that up should an escape ever be missed.
+//! only that script, by its hash, backs that up should an escape ever be
+//! missed: an injected script would not run.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,9 +25,24 @@ const TEMPLATE: &str = include_str!("quick_view.html");
 /// The macros for a prompt's section and for a case.
 const PARTS_NAME: &str = "quick_view_parts.html";
 const PARTS: &str = include_str!("quick_view_parts.html");
+/// The page's one script, inlined after the case table.
+const SCRIPT: &str = include_str!("quick_view.js");
+
+/// `sha256-...`: the CSP source that lets SCRIPT, and nothing else, run.
+fn script_hash() -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(SCRIPT.as_bytes());
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
 
 #[derive(Serialize)]
 struct Page<'a> {
+    /// The CSP source for the page's script.
+    script_hash: String,
     test_id: &'a str,
     timestamp: &'a str,
     total_execution_time: f64,
@@ -58,6 +76,10 @@ struct Page<'a> {
     matrix: Vec<MatrixRow>,
     /// Questions left out of the matrix (all prompts agreed) on a large run.
     matrix_hidden: usize,
+    /// Every question id, in suite order: the question filter's choices.
+    question_ids: Vec<&'a str>,
+    /// 1..=rounds: the round filter's choices.
+    round_numbers: Vec<u32>,
 }
 
 #[derive(Serialize)]
@@ -65,6 +87,9 @@ struct MatrixRow {
     question_id: String,
     /// Prompts do not all pass, or all fail, this question.
     disagree: bool,
+    /// Best prompt's pass share minus the worst's (what the matrix sorts by).
+    spread: f64,
+    spread_text: String,
     cells: Vec<MatrixCell>,
 }
 
@@ -74,8 +99,11 @@ struct MatrixCell {
     text: String,
     /// all, some, none or missing: the cell's colour.
     class: &'static str,
-    /// The first case of this question under this prompt.
-    anchor: String,
+    /// Passed share of the attempts, for sorting; -1 when none ran.
+    share: f64,
+    /// The first case of this question under this prompt; None when none
+    /// of its cases ran (nothing to open).
+    anchor: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -91,6 +119,8 @@ struct Row {
     /// Api errors and cases not evaluated: shown beside the accuracy.
     warnings: Vec<String>,
     accuracy: String,
+    /// The accuracy as a number, for sorting.
+    accuracy_value: Option<f64>,
     /// 95 % Wilson interval.
     interval: String,
     correct_total: String,
@@ -121,16 +151,20 @@ struct CaseView<'a> {
     verdict: &'static str,
     /// The case's one name: `prompt::question_id::rN`, as in the terminal.
     name: String,
+    prompt_name: &'a str,
     question_id: &'a str,
-    question_no: usize,
     round: u32,
+    sample: Option<u32>,
     file: String,
     question: &'a str,
     expected: &'a str,
     actual: &'a str,
     code: Option<&'a str>,
+    /// The code as highlighted segments (None: shown plain).
+    highlighted: Option<Vec<super::diff::Segment>>,
     system_prompt: Option<&'a str>,
     prompt: &'a str,
+    prompt_chars: usize,
     reply: Option<&'a str>,
     stderr: Option<&'a str>,
     detail: Option<&'a str>,
@@ -139,6 +173,11 @@ struct CaseView<'a> {
     llm_secs: String,
     /// `N prompt + M completion tokens`, when the server said.
     tokens: Option<String>,
+    /// Prompt plus completion tokens, for the table's column.
+    tokens_total: Option<u64>,
+    /// Expected and actual with their differences marked, for a failed
+    /// case with output to compare.
+    diff: Option<super::diff::Marked>,
     /// The reply stopped at the length limit.
     reply_cut: bool,
 }
@@ -221,12 +260,10 @@ impl PageWriter {
         self.out.write_all(html.as_bytes())
     }
 
-    pub fn end_prompt(&mut self) -> std::io::Result<()> {
-        self.out.write_all(b"\n</details>")
-    }
-
     pub fn finish(mut self) -> std::io::Result<()> {
-        self.out.write_all(b"\n</body>\n</html>\n")?;
+        self.out.write_all(b"\n</table>\n<script>")?;
+        self.out.write_all(SCRIPT.as_bytes())?;
+        self.out.write_all(b"</script>\n</body>\n</html>\n")?;
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         self.tmp.persist(&self.staged_path).map_err(|e| e.error)?;
@@ -237,6 +274,7 @@ impl PageWriter {
 fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
     let (matrix, matrix_hidden) = matrix(summary);
     Page {
+        script_hash: script_hash(),
         test_id: &info.test_id,
         timestamp: &info.timestamp,
         total_execution_time: summary.total_execution_time,
@@ -295,6 +333,8 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
         columns: summary.prompt_results.keys().map(String::as_str).collect(),
         matrix,
         matrix_hidden,
+        question_ids: summary.matrix.iter().map(|(q, _)| q.as_str()).collect(),
+        round_numbers: (1..=summary.rounds.max(1)).collect(),
     }
 }
 
@@ -320,13 +360,23 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
                 .collect();
             let seen: Vec<f64> = shares.iter().flatten().copied().collect();
             let disagree = seen.iter().any(|s| *s != seen[0]);
+            let spread = seen
+                .iter()
+                .copied()
+                .fold(None, |acc: Option<(f64, f64)>, s| {
+                    Some(acc.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
+                });
+            let spread = spread.map_or(0.0, |(lo, hi)| hi - lo);
             MatrixRow {
                 question_id: question_id.clone(),
                 disagree,
+                spread,
+                spread_text: format!("{:.0}%", spread * 100.0),
                 cells: cells
                     .iter()
                     .zip(&names)
-                    .map(|(c, prompt)| {
+                    .zip(&shares)
+                    .map(|((c, prompt), share)| {
                         let (text, class) = match c {
                             Some((p, n)) if *n > 0 => (
                                 format!("{p}/{n}"),
@@ -343,15 +393,18 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
                         MatrixCell {
                             text,
                             class,
-                            anchor: format!("case-{prompt}::{question_id}{first}"),
+                            share: share.unwrap_or(-1.0),
+                            anchor: c
+                                .is_some()
+                                .then(|| format!("case-{prompt}::{question_id}{first}")),
                         }
                     })
                     .collect(),
             }
         })
         .collect();
-    // Stable: disagreements first, each group in suite order.
-    rows.sort_by_key(|r| !r.disagree);
+    // Stable: widest disagreements first, each group in suite order.
+    rows.sort_by(|a, b| b.spread.total_cmp(&a.spread));
     let mut hidden = 0;
     if rows.len() > MATRIX_ROWS {
         let before = rows.len();
@@ -370,6 +423,7 @@ fn rows(summary: &Summary) -> Vec<Row> {
             name: name.clone(),
             warnings: r.warnings.clone(),
             accuracy: r.accuracy_text(),
+            accuracy_value: r.accuracy,
             interval: r.interval_text(),
             correct_total: format!("{}/{}", r.correct_answers, r.total_questions),
             avg_time: r.avg_time_text(),
@@ -429,16 +483,23 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
         passed: case.passed(),
         verdict: case.verdict.as_str(),
         name: case.case.test_name(),
+        prompt_name: &case.case.prompt,
         question_id: &case.case.question_id,
-        question_no: case.case.question,
         round: case.case.round,
+        sample: case.case.sample,
         file: case_file_name(case),
         question: &case.question,
         expected: &case.expected,
         actual: &case.actual,
         code: case.program_run(),
+        highlighted: case.program_run().and_then(super::highlight::python),
         system_prompt: case.system_prompt.as_deref(),
         prompt: &case.prompt,
+        prompt_chars: case.prompt.chars().count()
+            + case
+                .system_prompt
+                .as_deref()
+                .map_or(0, |s| s.chars().count()),
         reply: case.reply.as_deref(),
         stderr,
         detail: case.detail.as_deref(),
@@ -448,6 +509,10 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
         tokens: case
             .tokens
             .map(|t| format!("{} prompt + {} completion tokens", t.prompt, t.completion)),
+        tokens_total: case.tokens.map(|t| t.prompt + t.completion),
+        diff: (!case.passed() && case.execution.is_some())
+            .then(|| super::diff::marked(&case.expected, &case.actual))
+            .flatten(),
         reply_cut: case.reply_cut(),
     }
 }
@@ -489,7 +554,12 @@ mod tests {
         records[3].case.prompt = "<b>prompt2</b>".into();
         let html = page_with(records, true);
         let lower = html.to_lowercase();
-        assert!(!lower.contains("<script"), "no script element at all");
+        assert_eq!(
+            lower.matches("<script").count(),
+            1,
+            "one script element: the page's own"
+        );
+        assert!(html.contains(&format!("<script>{}</script>", super::SCRIPT)));
         assert!(!lower.contains("<img"));
         assert!(!lower.contains("href=\"javascript:"));
         assert!(!html.contains("<b>prompt2</b>"));
@@ -501,9 +571,17 @@ mod tests {
     #[test]
     fn page_is_self_contained_and_locked_down() {
         let html = page_with(three_by_three(), true);
-        assert!(html.contains(
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        ));
+        // The CSP lets run exactly the script that is in the page, by the
+        // hash of the text between its tags.
+        let script = &html[html.find("<script>").unwrap() + 8..html.find("</script>").unwrap()];
+        use base64::Engine;
+        use sha2::Digest;
+        let hash = base64::engine::general_purpose::STANDARD
+            .encode(sha2::Sha256::digest(script.as_bytes()))
+            .replace('/', "&#x2f;");
+        assert!(html.contains(&format!(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'\">"
+        )), "{}", &html[..600]);
         for external in ["http://", "https://", "src=", "<link"] {
             let outside_data = html.replace("http:&#x2f;&#x2f;127.0.0.1:11434", "");
             assert!(!outside_data.contains(external), "found {external}");
@@ -516,14 +594,16 @@ mod tests {
         let html = page_with(three_by_three(), false);
         assert!(html.contains("INCOMPLETE"));
         let p1 = html
-            .find("<details class=\"prompt\" id=\"prompt-1\"")
+            .find("<tbody class=\"prompt-head\" id=\"prompt-1\"")
             .expect("prompt1 section");
         let p3 = html
-            .find("<details class=\"prompt\" id=\"prompt-3\"")
+            .find("<tbody class=\"prompt-head\" id=\"prompt-3\"")
             .expect("prompt3 section");
         assert!(p1 < p3);
-        assert!(html.contains("<td>66.7%</td>"));
-        assert!(html.contains("<pre><code class=\"language-python\">def two_sum"));
+        assert!(html.contains(">66.7%</td>"));
+        assert!(html.contains(
+            "<pre><code class=\"language-python\"><span class=\"tok-keyword\">def</span> <span class=\"tok-function\">two_sum</span>"
+        ));
         assert!(html.contains("❌ wrong_answer"));
         assert!(html.contains("✅ correct"));
         assert!(html.contains("landlock: temp dir only"));

@@ -30,7 +30,9 @@
 
 mod aggregate;
 pub mod curves;
+mod diff;
 mod files;
+mod highlight;
 mod html;
 mod junit;
 mod python;
@@ -253,7 +255,6 @@ fn write(
                 })?;
                 detailed.end_prompt()?;
                 junit.end_prompt();
-                page.end_prompt()?;
             }
             Ok(())
         };
