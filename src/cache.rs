@@ -216,7 +216,10 @@ impl Backend for CachedBackend {
         let started = Instant::now();
         let key = self.key(case, request);
         if let Some(entry) = self.cache.get(&key) {
-            tracing::debug!(case = %case.test_name(), "answered from the cache");
+            tracing::debug!(
+                case = %case.test_name(),
+                "answered from the cache: this exact request (model, options, round and sample) was answered before; PROMPTEVAL_CACHE=off asks the model again"
+            );
             return Ok(Reply {
                 content: entry.content,
                 model: entry.model,
@@ -225,6 +228,7 @@ impl Backend for CachedBackend {
                 usage: entry.usage,
             });
         }
+        tracing::debug!(case = %case.test_name(), "not in the cache: asking the model");
         let reply = self.inner.chat(case, request)?;
         self.cache.put(&Entry {
             key,

@@ -53,6 +53,7 @@ pub mod schedule;
 pub mod session;
 pub mod shard;
 pub mod snapshot;
+mod status_line;
 pub mod suite;
 pub mod variants;
 pub mod window;

@@ -1,8 +1,9 @@
 //! Progress of a long run on stderr: cases done of total, accuracy so far
 //! per prompt, model calls in flight, replies from the cache, and the time
-//! left at the pace so far. Whole lines only, so libtest's per-case lines
-//! on stdout are never cut: every 2 s on a terminal, every 30 s otherwise
-//! (CI logs), `PROMPTEVAL_PROGRESS=<seconds>` or `off`.
+//! left at the pace so far. On a terminal, a live line kept below libtest's
+//! output (status_line.rs); otherwise (CI logs) whole lines every 30 s, so
+//! libtest's per-case lines are never cut. `PROMPTEVAL_PROGRESS=<seconds>`
+//! asks for whole lines at that interval, `off` for none.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +21,12 @@ pub struct Progress {
     per_prompt: Mutex<indexmap::IndexMap<String, (usize, usize)>>,
     last: Mutex<Instant>,
     every: Option<Duration>,
+    /// The live line, on a terminal.
+    live: Option<crate::status_line::StatusLine>,
 }
+
+/// How often the live line is redrawn at most.
+const LIVE_EVERY: Duration = Duration::from_millis(250);
 
 /// A model call in flight, for as long as it lives.
 pub struct InFlight<'a>(&'a AtomicUsize);
@@ -35,7 +41,13 @@ impl Progress {
     /// `setting` is PROMPTEVAL_PROGRESS (seconds, or `off`); `terminal`
     /// whether stderr is one.
     pub fn new(total: usize, setting: Option<&str>, terminal: bool) -> Result<Progress, String> {
-        let every = match setting.map(str::trim).filter(|s| !s.is_empty()) {
+        let setting = setting.map(str::trim).filter(|s| !s.is_empty());
+        let live = match setting {
+            None if terminal => crate::status_line::StatusLine::open(),
+            _ => None,
+        };
+        let every = match setting {
+            None if live.is_some() => Some(LIVE_EVERY),
             None => Some(Duration::from_secs(if terminal { 2 } else { 30 })),
             Some("off") => None,
             Some(secs) => Some(Duration::from_secs_f64(
@@ -54,12 +66,20 @@ impl Progress {
             per_prompt: Mutex::new(indexmap::IndexMap::new()),
             last: Mutex::new(now),
             every,
+            live,
         })
     }
 
     pub fn asking(&self) -> InFlight<'_> {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         InFlight(&self.in_flight)
+    }
+
+    /// Gives the terminal's last row back (the run is over).
+    pub fn close(&self) {
+        if let Some(live) = &self.live {
+            live.close();
+        }
     }
 
     /// Counts a finished case and prints a line when one is due.
@@ -87,8 +107,14 @@ impl Progress {
             }
             due
         };
-        if due && (done < self.total || self.started.elapsed() >= every) {
-            eprintln!("{}", self.line(done));
+        match &self.live {
+            Some(live) if done == self.total => live.close(),
+            Some(live) if due => live.draw(&self.line(done)),
+            Some(_) => {}
+            None if due && (done < self.total || self.started.elapsed() >= every) => {
+                eprintln!("{}", self.line(done));
+            }
+            None => {}
         }
     }
 
@@ -110,14 +136,16 @@ impl Progress {
         } else {
             String::new()
         };
+        // The accuracies last: a live line cut to the terminal's width
+        // loses the tail of the longest part.
         format!(
-            "progress: {done}/{} cases ({:.1}%) · so far: {} · {} model call(s) in flight · {} from the cache · {} elapsed{eta}",
+            "progress: {done}/{} cases ({:.1}%) · {} elapsed{eta} · {} model call(s) in flight · {} from the cache · so far: {}",
             self.total,
             done as f64 * 100.0 / self.total.max(1) as f64,
-            so_far.join(", "),
+            clock(elapsed),
             self.in_flight.load(Ordering::Relaxed),
             self.cached.load(Ordering::Relaxed),
-            clock(elapsed)
+            so_far.join(", "),
         )
     }
 }

@@ -197,6 +197,9 @@ impl Pipeline {
 
     fn judge_reply(&self, record: &mut CaseRecord, reply: String) {
         let extracted = extract(&reply);
+        // Which rule found the code decides what runs: logged, since a
+        // wrong pick is a wrong verdict (extract.rs).
+        tracing::debug!(case = %record.name, source = ?extracted.source, "code extracted");
         let question = &self.suite.questions[record.case.question - 1];
         // What runs: the reply's code, completed for an entry point and
         // followed by the question's tests (program.rs).
@@ -210,6 +213,15 @@ impl Pipeline {
                 record.actual = judgement.actual;
                 record.detail = judgement.detail;
                 record.exec_secs = round3(execution.duration_secs);
+                if record.verdict == Verdict::Timeout {
+                    tracing::info!(
+                        case = %record.name,
+                        "the program ran past [sandbox] timeout_secs ({} s) and was killed: \
+                         verdict timeout; if correct programs need longer on this machine, \
+                         raise [sandbox] timeout_secs",
+                        self.config.sandbox.timeout_secs
+                    );
+                }
                 record.execution = Some(execution);
             }
             Err(e) => {

@@ -869,7 +869,7 @@ fn progress_lines_count_cases_accuracy_and_the_cache() {
     assert_eq!(lines.len(), 9, "{}", run.stderr);
     let last = lines[8];
     assert!(
-        last.starts_with("progress: 9/9 cases (100.0%) · so far: "),
+        last.starts_with("progress: 9/9 cases (100.0%) · "),
         "{last}"
     );
     for p in ["prompt1", "prompt2", "prompt3"] {

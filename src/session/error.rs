@@ -24,6 +24,9 @@ pub enum SetupError {
     },
     /// PROMPTEVAL_RESUME names no run folder.
     Resume(String),
+    /// A run setting outside harness.toml (PROMPTEVAL_SHARD,
+    /// PROMPTEVAL_PROGRESS) has a value it cannot take; the message names it.
+    Setting(String),
 }
 
 impl std::fmt::Display for SetupError {
@@ -32,7 +35,9 @@ impl std::fmt::Display for SetupError {
             SetupError::Config(e) => e.fmt(f),
             SetupError::Suite(e) => e.fmt(f),
             SetupError::Sandbox(e) => e.fmt(f),
-            SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
+            SetupError::Backend(message)
+            | SetupError::Resume(message)
+            | SetupError::Setting(message) => f.write_str(message),
             SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }

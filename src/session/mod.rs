@@ -113,7 +113,7 @@ impl Plan {
         let shard = match &manifest {
             Some(m) => m.shard,
             None => crate::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())
-                .map_err(SetupError::Resume)?,
+                .map_err(SetupError::Setting)?,
         };
         let planned = match (shard, &manifest) {
             (Some(shard), None) => shard.select(planned),
@@ -457,7 +457,7 @@ impl Session {
                 std::env::var("PROMPTEVAL_PROGRESS").ok().as_deref(),
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
             )
-            .map_err(SetupError::Resume)?,
+            .map_err(SetupError::Setting)?,
         });
         let running = source.runnable.len();
         let scheduler = Scheduler::start(
@@ -511,6 +511,7 @@ impl Session {
     /// returns the exit status (`libtest` is libtest's own).
     pub fn finish(self, libtest: ExitCode, out: &Output) -> Result<ExitCode, SetupError> {
         self.scheduler.close();
+        self.pipeline.progress.close();
         let journal_error = |e: std::io::Error| SetupError::Folder {
             path: self.run_dir.clone(),
             message: format!("cannot read the journal: {e}"),

@@ -150,7 +150,7 @@ impl Scratch {
     /// runner's variables removed, CI mode (insta never writes pending
     /// snapshots into the repo), the response cache off and in the scratch
     /// folder, and `env` on top.
-    fn command(&self, program: &Path, env: &[(&str, &str)]) -> Command {
+    pub fn command(&self, program: &Path, env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(program);
         without_test_runner_env(&mut cmd);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
