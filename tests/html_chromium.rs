@@ -197,10 +197,8 @@ fn filter(fields: &[(&str, &str)]) -> String {
         .collect();
     format!(
         "(() => {{ const f = document.getElementById('filters'); \
-         for (const e of f.elements) if (e.name) e.value = ''; {sets} \
-         const shown = [...document.querySelectorAll('tbody.case')].filter(c => c.offsetParent !== null); \
-         return {{ said: document.getElementById('shown').textContent, \
-                   names: shown.map(c => c.querySelector('code.case-name').textContent) }}; }})()"
+         for (const e of f.elements) if (e.name) e.value = ''; {sets} }})(); {}",
+        shown_cases()
     )
 }
 
@@ -447,7 +445,7 @@ fn the_overview_matrix_and_filters_show_the_run(browser: &'static str) {
     let again = in_browser(
         browser,
         &format!("{url}?prompt={p1}&status=failed"),
-        &[filter_unchanged()],
+        &[shown_cases()],
         None,
     );
     assert_eq!(
@@ -457,8 +455,8 @@ fn the_overview_matrix_and_filters_show_the_run(browser: &'static str) {
     );
 }
 
-/// The visible cases without touching the filters.
-fn filter_unchanged() -> String {
+/// JavaScript for the count the page shows and the visible cases' names.
+fn shown_cases() -> String {
     "(() => { const shown = [...document.querySelectorAll('tbody.case')].filter(c => c.offsetParent !== null); \
        return { said: document.getElementById('shown').textContent, \
                 names: shown.map(c => c.querySelector('code.case-name').textContent) }; })()"

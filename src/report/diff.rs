@@ -53,8 +53,9 @@ pub fn marked(expected: &str, actual: &str) -> Option<Marked> {
     Some(marked)
 }
 
-/// Appends to the last segment when it has the same kind.
-fn push(segments: &mut Vec<Segment>, kind: &'static str, text: &str) {
+/// Appends to the last segment when it has the same kind (also what
+/// highlight.rs builds its segments with).
+pub fn push(segments: &mut Vec<Segment>, kind: &'static str, text: &str) {
     match segments.last_mut() {
         Some((last, s)) if *last == kind => s.push_str(text),
         _ => segments.push((kind, text.to_string())),

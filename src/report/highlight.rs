@@ -5,7 +5,7 @@
 
 use tree_sitter_highlight::{HighlightConfiguration, HighlightEvent, Highlighter};
 
-use super::diff::Segment;
+use super::diff::{Segment, push};
 
 /// The query's capture names the page colours, each with its CSS class
 /// (`tok-...`); captures not listed (variables, operators) stay plain.
@@ -67,11 +67,7 @@ pub fn python(code: &str) -> Option<Vec<Segment>> {
                 }
                 HighlightEvent::Source { start, end } => {
                     let kind = open.last().copied().unwrap_or("");
-                    let text = code.get(start..end)?;
-                    match segments.last_mut() {
-                        Some((last, s)) if *last == kind => s.push_str(text),
-                        _ => segments.push((kind, text.to_string())),
-                    }
+                    push(&mut segments, kind, code.get(start..end)?);
                 }
             }
         }
