@@ -59,30 +59,13 @@ fn main() -> ExitCode {
     trials::run(&args, trials)
 }
 
+/// The page's DOM as the browser built it, half a second after its load
+/// event (time for an injected handler to fire, were one to run).
 fn dump_dom(browser: &str, page: &Path) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium starts");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let wait = "new Promise(r => setTimeout(() => r(document.documentElement.outerHTML), 500))";
+    let url = format!("file://{}", page.display());
+    let v = in_browser(browser, &url, &[wait.to_string()], None);
+    v[0].as_str().unwrap().to_string()
 }
 
 fn hostile_replies_and_questions_render_as_inert_text(browser: &'static str) {

@@ -85,9 +85,8 @@ struct Page<'a> {
 #[derive(Serialize)]
 struct MatrixRow {
     question_id: String,
-    /// Prompts do not all pass, or all fail, this question.
-    disagree: bool,
-    /// Best prompt's pass share minus the worst's (what the matrix sorts by).
+    /// Best prompt's pass share minus the worst's (what the matrix sorts
+    /// by); above 0 when the prompts disagree on the question.
     spread: f64,
     spread_text: String,
     cells: Vec<MatrixCell>,
@@ -358,18 +357,13 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
                 .iter()
                 .map(|c| c.filter(|(_, n)| *n > 0).map(|(p, n)| p as f64 / n as f64))
                 .collect();
-            let seen: Vec<f64> = shares.iter().flatten().copied().collect();
-            let disagree = seen.iter().any(|s| *s != seen[0]);
-            let spread = seen
-                .iter()
-                .copied()
-                .fold(None, |acc: Option<(f64, f64)>, s| {
-                    Some(acc.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
-                });
-            let spread = spread.map_or(0.0, |(lo, hi)| hi - lo);
+            let seen = shares.iter().flatten().copied();
+            let hi = seen.clone().fold(f64::NEG_INFINITY, f64::max);
+            let lo = seen.fold(f64::INFINITY, f64::min);
+            // No evaluated attempt at all: nothing to disagree on.
+            let spread = if hi >= lo { hi - lo } else { 0.0 };
             MatrixRow {
                 question_id: question_id.clone(),
-                disagree,
                 spread,
                 spread_text: format!("{:.0}%", spread * 100.0),
                 cells: cells
@@ -408,7 +402,7 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
     let mut hidden = 0;
     if rows.len() > MATRIX_ROWS {
         let before = rows.len();
-        rows.retain(|r| r.disagree);
+        rows.retain(|r| r.spread > 0.0);
         rows.truncate(MATRIX_ROWS);
         hidden = before - rows.len();
     }
