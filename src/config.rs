@@ -629,6 +629,60 @@ impl Config {
         Ok(())
     }
 
+    /// Applies a suite's run settings (`settings` in the suite file) over
+    /// harness.toml: the environment > the suite > harness.toml > defaults.
+    /// Returns one line per setting the suite set: its value and where the
+    /// value in force came from, for the run's first lines.
+    pub fn apply_suite(&mut self, suite: &crate::suite::RunSettings, env: &dyn Env) -> Vec<String> {
+        let set_by_env = |var: &str| env.var(var).filter(|v| !v.trim().is_empty());
+        let mut lines = Vec::new();
+        let mut note = |name: &str, value: String, var: Option<&str>| match var
+            .and_then(|var| set_by_env(var).map(|v| (var, v)))
+        {
+            Some((var, v)) => lines.push(format!(
+                "{name} = {value} (the suite's setting; {var}={} overrides it)",
+                v.trim()
+            )),
+            None => lines.push(format!("{name} = {value} (the suite's setting)")),
+        };
+        let onoff = |b: bool| if b { "on" } else { "off" }.to_string();
+        if let Some(v) = suite.history {
+            note("history", onoff(v), Some("PROMPTEVAL_HISTORY"));
+            if set_by_env("PROMPTEVAL_HISTORY").is_none() {
+                self.history.enabled = v;
+            }
+        }
+        if let Some(v) = suite.language {
+            let name = match v {
+                HistoryLanguage::Zh => "zh",
+                HistoryLanguage::En => "en",
+            };
+            note("language", name.into(), None);
+            self.history.language = v;
+        }
+        if let Some(v) = suite.rounds {
+            note("rounds", v.to_string(), Some("PROMPTEVAL_ROUNDS"));
+            if set_by_env("PROMPTEVAL_ROUNDS").is_none() {
+                self.rounds = v;
+            }
+        }
+        if let Some(v) = suite.samples {
+            note("samples", v.to_string(), Some("PROMPTEVAL_SAMPLES"));
+            if set_by_env("PROMPTEVAL_SAMPLES").is_none() {
+                self.samples = v;
+            }
+        }
+        if let Some(v) = suite.temperature {
+            note("temperature", v.to_string(), None);
+            self.llm.temperature = v;
+        }
+        if let Some(v) = &suite.pass_at_k {
+            note("pass_at_k", format!("{v:?}"), None);
+            self.pass_at_k = v.clone();
+        }
+        lines
+    }
+
     fn validate(&self) -> Result<(), ConfigError> {
         let file_err = |message: String| ConfigError::File {
             path: self
@@ -1046,5 +1100,45 @@ mod tests {
         assert!(!load(&[("X", "")], Some("cache = false\n")).unwrap().cache);
         let e = load(&[("PROMPTEVAL_CACHE", "maybe")], None).unwrap_err();
         assert!(e.to_string().contains("on or off"), "{e}");
+    }
+
+    #[test]
+    fn suite_settings_sit_between_the_environment_and_harness_toml() {
+        let suite = crate::suite::RunSettings {
+            history: Some(false),
+            language: Some(HistoryLanguage::En),
+            rounds: Some(3),
+            ..Default::default()
+        };
+        let toml = "rounds = 5\n[history]\nenabled = true\nlanguage = \"zh\"\n";
+        // The suite over harness.toml.
+        let mut c = load(&[("X", "")], Some(toml)).unwrap();
+        let lines = c.apply_suite(&suite, &[("X", "")]);
+        assert!(!c.history.enabled);
+        assert_eq!(c.history.language, HistoryLanguage::En);
+        assert_eq!(c.rounds, 3);
+        assert_eq!(
+            lines,
+            [
+                "history = off (the suite's setting)",
+                "language = en (the suite's setting)",
+                "rounds = 3 (the suite's setting)"
+            ]
+        );
+        // The environment over the suite, and the line says so.
+        let env = [("PROMPTEVAL_HISTORY", "on"), ("PROMPTEVAL_ROUNDS", "2")];
+        let mut c = load(&env, Some(toml)).unwrap();
+        let lines = c.apply_suite(&suite, &env);
+        assert!(c.history.enabled);
+        assert_eq!(c.rounds, 2);
+        assert_eq!(
+            lines[0],
+            "history = off (the suite's setting; PROMPTEVAL_HISTORY=on overrides it)"
+        );
+        // A suite without settings changes nothing.
+        let mut c = load(&[("X", "")], Some(toml)).unwrap();
+        let before = c.clone();
+        assert!(c.apply_suite(&Default::default(), &[("X", "")]).is_empty());
+        assert_eq!(c, before);
     }
 }

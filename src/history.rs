@@ -1,7 +1,15 @@
-//! Chain history -> prompt text, in the layout of spec §3.2:
+//! Chain history -> the user message.
+//!
+//! With the learning history off (`history.enabled = false`: HumanEval,
+//! prompt variants, `PROMPTEVAL_HISTORY=off`) the message is the template
+//! exactly as written with `{question}` replaced, byte for byte: the prompt
+//! a benchmark's authors wrote is the prompt measured.
+//!
+//! With the history on, the message follows spec §3.2, the first question
+//! included:
 //!
 //! ```text
-//! [template]
+//! [template before {question}]
 //!
 //! 之前的學習經驗：
 //!
@@ -10,15 +18,17 @@
 //! 結果: ✅ PASSED (期望: [0, 1], 實際: [0, 1])
 //!
 //! ---
-//! 現在請解決新問題：[current question]
+//! 現在請解決新問題：[current question][template after {question}]
 //! ```
 //!
-//! The template is the spec's "base prompt": its `{question}` placeholder is
-//! removed and the current question follows the closing line, so a template
-//! that ends in `{question}` (all of the spec's do) reads naturally and text
-//! after the placeholder stays an instruction before the question. The
-//! history is bounded (most recent entries, abbreviated questions and
-//! answers, a character cap) so long suites fit the model's context.
+//! The template's text before `{question}` is the spec's "base prompt".
+//! Text after the placeholder stays where the user wrote it, right after
+//! the question (`Task: {question}\nAnswer:` ends in `...[question]\nAnswer:`),
+//! so an instruction about the question is never separated from it by the
+//! history. The spec's templates all end in `{question}`, where this is the
+//! spec's layout exactly. The history is bounded (most recent entries,
+//! abbreviated questions and answers, a character cap) so long suites fit
+//! the model's context.
 
 use serde::{Deserialize, Serialize};
 
@@ -125,11 +135,6 @@ fn render_entry(e: &HistoryEntry, cfg: &HistoryConfig, l: &Labels) -> String {
     )
 }
 
-/// The base template: the placeholder removed, trailing space trimmed.
-fn base(template: &str) -> String {
-    template.replace("{question}", "").trim_end().to_string()
-}
-
 /// The user message for `question`, given the earlier entries of its chain
 /// (oldest first).
 pub fn build_prompt(
@@ -141,25 +146,46 @@ pub fn build_prompt(
     render_prompt(template, question, kept(history, cfg), cfg)
 }
 
-/// The user message showing exactly `shown` (oldest first).
+/// The template with `{question}` replaced: what the model gets when the
+/// history is off. Every occurrence is replaced, as a user reading the
+/// template would expect.
+pub fn fill(template: &str, question: &str) -> String {
+    template.replace(PLACEHOLDER, question)
+}
+
+/// The placeholder every template holds (checked when the suite loads).
+pub const PLACEHOLDER: &str = "{question}";
+
+/// The user message showing exactly `shown` (oldest first): the template as
+/// written when the history is off, else the spec's layout.
 pub fn render_prompt(
     template: &str,
     question: &str,
     shown: &[HistoryEntry],
     cfg: &HistoryConfig,
 ) -> String {
-    let l = labels(cfg.language);
-    let rendered: Vec<String> = shown.iter().map(|e| render_entry(e, cfg, l)).collect();
-    let base = base(template);
-    if rendered.is_empty() {
-        return format!("{base}\n\n{}{question}", l.now);
+    if !cfg.enabled {
+        return fill(template, question);
     }
-    format!(
-        "{base}\n\n{}\n\n{}\n\n---\n{}{question}",
-        l.header,
-        rendered.join("\n\n"),
-        l.now
-    )
+    let l = labels(cfg.language);
+    // Text before the first placeholder is the base prompt; the rest, with
+    // any later placeholder filled too, follows the question.
+    let (before, after) = template.split_once(PLACEHOLDER).unwrap_or((template, ""));
+    let base = before.trim_end();
+    let now = format!("{}{question}{}", l.now, fill(after, question));
+    let mut parts: Vec<String> = Vec::new();
+    if !base.is_empty() {
+        parts.push(base.to_string());
+    }
+    if !shown.is_empty() {
+        let rendered: Vec<String> = shown.iter().map(|e| render_entry(e, cfg, l)).collect();
+        parts.push(l.header.to_string());
+        parts.push(rendered.join("\n\n"));
+        parts.push(format!("---\n{now}"));
+    } else {
+        parts.push(now);
+    }
+    parts.join("\n\n")
 }
 
 /// The entries [`build_prompt`] shows: the most recent ones that fit both
@@ -259,10 +285,7 @@ mod tests {
             enabled: false,
             ..Default::default()
         };
-        assert_eq!(
-            build_prompt("{question}", "Q2", &[e], &off),
-            "\n\n現在請解決新問題：Q2"
-        );
+        assert_eq!(build_prompt("{question}", "Q2", &[e], &off), "Q2");
     }
 
     #[test]
@@ -296,5 +319,61 @@ mod tests {
             "{p}"
         );
         assert!(p.ends_with("---\nNow solve the new question: Q2"), "{p}");
+    }
+
+    const TEMPLATES: [&str; 3] = [
+        "{question}\n\nReply with one python code block.",
+        "Solve the task below.\n\n{question}\n\nReply with one python code block.",
+        "Solve the task below.\n\n{question}",
+    ];
+
+    #[test]
+    fn with_the_history_off_the_message_is_the_template_as_written() {
+        let off = HistoryConfig {
+            enabled: false,
+            ..Default::default()
+        };
+        let question = "def f(x):\n    \"\"\"Return x.\"\"\"\n";
+        for template in TEMPLATES {
+            let want = template.replace("{question}", question);
+            // Earlier entries change nothing: the history is off.
+            for shown in [vec![], vec![entry(1, true)]] {
+                assert_eq!(render_prompt(template, question, &shown, &off), want);
+                assert_eq!(build_prompt(template, question, &shown, &off), want);
+            }
+        }
+        assert_eq!(
+            build_prompt("Q: {question}\nAgain: {question}", "x", &[], &off),
+            "Q: x\nAgain: x"
+        );
+    }
+
+    #[test]
+    fn with_the_history_on_text_after_the_question_stays_after_it() {
+        let on = HistoryConfig::default();
+        let [start, middle, end] = TEMPLATES;
+        assert_eq!(
+            build_prompt(start, "Q1", &[], &on),
+            "現在請解決新問題：Q1\n\nReply with one python code block."
+        );
+        assert_eq!(
+            build_prompt(middle, "Q1", &[], &on),
+            "Solve the task below.\n\n現在請解決新問題：Q1\n\nReply with one python code block."
+        );
+        assert_eq!(
+            build_prompt(end, "Q1", &[], &on),
+            "Solve the task below.\n\n現在請解決新問題：Q1"
+        );
+        let p = build_prompt(middle, "Q2", &[entry(1, true)], &on);
+        assert!(
+            p.starts_with("Solve the task below.\n\n之前的學習經驗：\n\n問題1: "),
+            "{p}"
+        );
+        assert!(
+            p.ends_with("\n\n---\n現在請解決新問題：Q2\n\nReply with one python code block."),
+            "{p}"
+        );
+        let p = build_prompt(start, "Q2", &[entry(1, true)], &on);
+        assert!(p.starts_with("之前的學習經驗：\n\n問題1: "), "{p}");
     }
 }

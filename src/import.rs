@@ -177,7 +177,8 @@ pub fn suite(problems: &[Problem]) -> Result<Value, ImportError> {
     let mut suite = Map::new();
     suite.insert(
         crate::suite::SETTINGS.into(),
-        json!({"system_prompt": APPENDIX_C_SYSTEM}),
+        // The paper runs each problem on its own: no learning history.
+        json!({"system_prompt": APPENDIX_C_SYSTEM, "history": false}),
     );
     suite.insert(APPENDIX_C_NAME.into(), json!(APPENDIX_C_TEMPLATE));
     suite.insert("questions".into(), Value::Array(questions));
@@ -222,6 +223,7 @@ mod tests {
         let s = crate::suite::Suite::parse(Path::new("mine.json"), text.as_bytes()).unwrap();
         assert_eq!(s.prompts[0].name, APPENDIX_C_NAME);
         assert_eq!(s.system_prompt.as_deref(), Some(APPENDIX_C_SYSTEM));
+        assert_eq!(s.settings.history, Some(false));
         let ids: Vec<_> = s.questions.iter().map(|q| q.id.as_str()).collect();
         assert_eq!(ids, ["Mine_0", "Mine_1"]);
         assert_eq!(s.questions[1].entry_point.as_deref(), Some("g"));

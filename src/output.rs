@@ -15,6 +15,8 @@ pub enum Event<'a> {
         prompts: usize,
         questions: usize,
         suite: &'a Path,
+        /// The run settings the suite set, each with where its value came from.
+        settings: &'a [String],
     },
     /// Replies come from recordings, not from a live model.
     Replaying {
@@ -111,12 +113,16 @@ impl Sink for Console {
                 prompts,
                 questions,
                 suite,
+                settings,
             } => {
                 say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
                 say(format!(
                     "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
                     suite.display()
                 ));
+                for line in settings {
+                    say(format!("⚙️  {line}"));
+                }
             }
             Event::Replaying {
                 why,

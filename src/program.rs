@@ -1,21 +1,212 @@
 //! The program a case runs: the code taken from the reply, completed when
 //! the question names an `entry_point`, then the question's `tests`.
 //!
-//! With an entry point the question text is a completion-style prompt
-//! (imports, signature, docstring). A reply may hold the whole function or
-//! only its body (the paper's Appendix C asks for the body): the body is run
-//! after the prompt, indented under its signature; a whole function is run
-//! after the prompt too, so the prompt's imports and helpers are there and
-//! the reply's definition replaces the stub (a docstring-only body is valid
-//! Python).
+//! A question with an entry point comes in two shapes, told apart once per
+//! run by the interpreter itself ([`Shapes::check`]: does the text compile?):
+//!
+//! - **A Python prompt** (HumanEval: imports, signature, docstring). A reply
+//!   may hold the whole function or only its body (the paper's Appendix C
+//!   asks for the body): the body runs after the prompt, under its
+//!   signature; a whole function runs after the prompt too, so the prompt's
+//!   imports and helpers are there and the reply's definition replaces the
+//!   stub (a docstring-only body is valid Python).
+//! - **Plain language** (a description beside the signature, as many
+//!   benchmarks ship). Prepending it would make every program a syntax
+//!   error of the harness's making, so a whole function runs alone, and a
+//!   body runs under the `def` line the text shows, if it shows one.
+//!
+//! The suite's `tests` must compile, or the suite is refused before any case
+//! runs: a harness-made syntax error is never a model's verdict.
 
-use crate::suite::Question;
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-pub fn assemble(question: &Question, code: &str) -> String {
+use wait_timeout::ChildExt;
+
+use crate::suite::{Question, Suite, SuiteError};
+
+/// Which questions' texts are Python that compiles (by 1-based index).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shapes {
+    python_prompts: HashSet<usize>,
+}
+
+impl Shapes {
+    pub fn prompt_is_python(&self, question: &Question) -> bool {
+        self.python_prompts.contains(&question.index)
+    }
+
+    /// How many entry-point questions are written in plain language.
+    pub fn plain_language(&self, suite: &Suite) -> usize {
+        suite
+            .questions
+            .iter()
+            .filter(|q| q.entry_point.is_some() && !self.prompt_is_python(q))
+            .count()
+    }
+
+    /// Compiles, with `python` and without running anything, the text of
+    /// every entry-point question and every question's `tests`. Tests that
+    /// do not compile refuse the suite, naming the question and its line.
+    pub fn check(python: &Path, suite: &Suite) -> Result<Shapes, SuiteError> {
+        let mut sources = Vec::new();
+        for q in &suite.questions {
+            if q.entry_point.is_some() {
+                sources.push((q, Part::Prompt, q.question.as_str()));
+            }
+            if let Some(tests) = &q.tests {
+                sources.push((q, Part::Tests, tests.as_str()));
+            }
+        }
+        if sources.is_empty() {
+            return Ok(Shapes::default());
+        }
+        let texts: Vec<&str> = sources.iter().map(|(_, _, t)| *t).collect();
+        let errors = compile_all(python, &texts).map_err(|message| SuiteError {
+            path: suite.path.clone(),
+            line: None,
+            message: format!(
+                "could not check the questions' Python with {}: {message}; check [sandbox] python",
+                python.display()
+            ),
+        })?;
+        let mut shapes = Shapes::default();
+        for ((q, part, _), error) in sources.iter().zip(errors) {
+            match (part, error) {
+                (Part::Prompt, None) => {
+                    shapes.python_prompts.insert(q.index);
+                }
+                (Part::Prompt, Some(_)) => {}
+                (Part::Tests, None) => {}
+                (Part::Tests, Some(error)) => {
+                    return Err(SuiteError {
+                        path: suite.path.clone(),
+                        line: suite.question_line(q.index),
+                        message: format!(
+                            "question {} (`{}`): its `tests` are not valid Python ({error}); \
+                             every program would fail for the suite's sake, not the model's: \
+                             fix the tests",
+                            q.index, q.id
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(shapes)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Prompt,
+    Tests,
+}
+
+/// Reads a JSON list of sources on stdin and prints, for each, `null` or
+/// its compile error: `compile()` parses, it never runs the code.
+const COMPILE_ALL: &str = r#"
+import json, sys
+out = []
+for src in json.load(sys.stdin):
+    try:
+        compile(src, "<question>", "exec", dont_inherit=True)
+        out.append(None)
+    except (SyntaxError, ValueError) as e:
+        line = getattr(e, "lineno", None)
+        out.append(f"{type(e).__name__}: {getattr(e, 'msg', e)}" + (f" at line {line}" if line else ""))
+    except (RecursionError, MemoryError) as e:
+        out.append(f"{type(e).__name__}: too deeply nested to compile")
+json.dump(out, sys.stdout)
+"#;
+
+/// One interpreter compiles every text; `None` where it compiled.
+fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, String> {
+    let input = serde_json::to_vec(texts).map_err(|e| e.to_string())?;
+    // A file, not a pipe: the texts of a large suite exceed a pipe's buffer.
+    let mut sources = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
+    sources
+        .write_all(&input)
+        .and_then(|()| std::io::Seek::rewind(&mut sources))
+        .map_err(|e| format!("cannot write the temporary file: {e}"))?;
+    let mut child = Command::new(python)
+        .args(["-I", "-S", "-c", COMPILE_ALL])
+        .stdin(Stdio::from(sources))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start it: {e}"))?;
+    // Reading stdout before waiting: the answer can exceed a pipe's buffer.
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut out).map(|_| out)
+    });
+    let status = match child
+        .wait_timeout(Duration::from_secs(120))
+        .map_err(|e| e.to_string())?
+    {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("it took over 120 s".into());
+        }
+    };
+    let out = reader
+        .join()
+        .map_err(|_| "the reader failed".to_string())?
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut e, &mut err);
+        }
+        return Err(format!("it exited with {status}: {}", err.trim()));
+    }
+    let errors: Vec<Option<String>> =
+        serde_json::from_slice(&out).map_err(|e| format!("unreadable answer: {e}"))?;
+    if errors.len() != texts.len() {
+        return Err(format!(
+            "{} answers for {} texts",
+            errors.len(),
+            texts.len()
+        ));
+    }
+    Ok(errors)
+}
+
+/// The program for `code` (the reply's) answering `question`, whose text is
+/// a Python prompt when `shapes` says so.
+pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
+    let python = shapes.prompt_is_python(question);
     let mut program = match &question.entry_point {
         None => code.to_string(),
-        Some(name) if defines(code, name) => format!("{}\n\n{code}", question.question.trim_end()),
-        Some(_) => format!("{}\n{}", question.question.trim_end(), as_body(code)),
+        Some(name) if defines(code, name) => {
+            if python {
+                format!("{}\n\n{code}", question.question.trim_end())
+            } else {
+                code.to_string()
+            }
+        }
+        Some(name) => {
+            if python {
+                format!("{}\n{}", question.question.trim_end(), as_body(code))
+            } else if let Some(signature) = signature(&question.question, name) {
+                let body = as_body(code);
+                let body = if body.trim().is_empty() {
+                    "    pass".to_string()
+                } else {
+                    body
+                };
+                format!("{signature}\n{body}")
+            } else {
+                // No signature to put a body under: the reply runs as it is.
+                code.to_string()
+            }
+        }
     };
     if let Some(tests) = &question.tests {
         if !program.ends_with('\n') {
@@ -26,6 +217,59 @@ pub fn assemble(question: &Question, code: &str) -> String {
         program.push('\n');
     }
     program
+}
+
+/// The `def name(...) ...:` header a plain-language question shows (in
+/// backticks or a code block, over one line or several).
+fn signature(text: &str, name: &str) -> Option<String> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(start) = find_def(line, name) {
+            return header_at(&text[offset + start..]);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The header starting `rest`: up to the `:` after the parameters' closing
+/// parenthesis (and any `-> annotation`), at most a few hundred characters.
+fn header_at(rest: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut closed = false;
+    for (i, c) in rest.char_indices().take(2000) {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.checked_sub(1)?;
+                closed |= depth == 0;
+            }
+            ':' if closed && depth == 0 => return Some(rest[..=i].to_string()),
+            '`' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where `def name(` (or `async def name(`) starts on `line`.
+fn find_def(line: &str, name: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(pos) = line[from..].find("def ") {
+        let at = from + pos;
+        let rest = line[at + 4..].trim_start();
+        if rest
+            .strip_prefix(name)
+            .is_some_and(|r| r.trim_start().starts_with('('))
+        {
+            let start = line[..at]
+                .strip_suffix("async ")
+                .map_or(at, |before| before.len());
+            return Some(start);
+        }
+        from = at + 4;
+    }
+    None
 }
 
 /// Whether `code` defines the function `name` at its top level.
@@ -90,6 +334,13 @@ mod tests {
             .unwrap()
     }
 
+    /// Question 1's text taken as a Python prompt.
+    fn python() -> Shapes {
+        Shapes {
+            python_prompts: HashSet::from([1]),
+        }
+    }
+
     const TESTS: &str = "def check(candidate):\n    assert candidate([1, 2]) == 3\n\ncheck(add)";
 
     #[test]
@@ -101,7 +352,7 @@ mod tests {
             "def add(xs):\n    return sum(xs)",
             "import math\n\ndef add(xs: List[int]) -> int:\n    total = 0\n    for x in xs:\n        total += x\n    return total",
         ] {
-            let out = run(&assemble(&q, reply));
+            let out = run(&assemble(&q, reply, &python()));
             assert!(
                 out.status.success(),
                 "{reply}: {}",
@@ -114,7 +365,7 @@ mod tests {
     fn an_empty_or_wrong_body_fails_the_tests() {
         let q = question(Some("add"), Some(TESTS));
         for reply in ["", "return 0"] {
-            let out = run(&assemble(&q, reply));
+            let out = run(&assemble(&q, reply, &python()));
             assert!(!out.status.success(), "{reply}");
             assert!(String::from_utf8_lossy(&out.stderr).contains("AssertionError"));
         }
@@ -126,9 +377,12 @@ mod tests {
             entry_point: None,
             ..question(None, Some("assert x == 2"))
         };
-        assert_eq!(assemble(&q, "x = 2"), "x = 2\n\n\nassert x == 2\n");
+        assert_eq!(
+            assemble(&q, "x = 2", &python()),
+            "x = 2\n\n\nassert x == 2\n"
+        );
         let plain = Question { tests: None, ..q };
-        assert_eq!(assemble(&plain, "print(1)"), "print(1)");
+        assert_eq!(assemble(&plain, "print(1)", &python()), "print(1)");
     }
 
     #[test]
@@ -137,5 +391,99 @@ mod tests {
         assert!(defines("async def add (x): pass", "add"));
         assert!(!defines("def adder(x): pass", "add"));
         assert!(!defines("    def add(x): pass", "add"));
+    }
+
+    const PLAIN: &str = "Write a function `add(xs)` that returns the sum of the list of integers xs.\n\nSignature:\n```python\ndef add(xs: list[int]) -> int:\n```\nFor example, add([1, 2]) returns 3.";
+
+    #[test]
+    fn a_plain_language_question_runs_the_reply_alone_or_under_its_signature() {
+        let q = Question {
+            question: PLAIN.into(),
+            ..question(Some("add"), Some(TESTS))
+        };
+        let text = Shapes::default();
+        for reply in [
+            "def add(xs):\n    return sum(xs)",
+            "from typing import List\n\ndef add(xs: List[int]) -> int:\n    return sum(xs)",
+            "return sum(xs)",
+            "    total = 0\n    for x in xs:\n        total += x\n    return total",
+        ] {
+            let program = assemble(&q, reply, &text);
+            assert!(!program.contains("Write a function"), "{program}");
+            let out = run(&program);
+            assert!(
+                out.status.success(),
+                "{reply}:\n{program}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        for reply in ["", "return 0"] {
+            let out = run(&assemble(&q, reply, &text));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("AssertionError"));
+        }
+        // Taken as Python, the same text would make every program a syntax error.
+        let out = run(&assemble(&q, "def add(xs):\n    return sum(xs)", &python()));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("SyntaxError"));
+    }
+
+    #[test]
+    fn signatures_are_found_over_several_lines_and_in_backticks() {
+        assert_eq!(
+            signature("Implement `def add(xs: list) -> int:` please", "add").as_deref(),
+            Some("def add(xs: list) -> int:")
+        );
+        assert_eq!(
+            signature("x\nasync def add(\n    xs,\n    ys,\n):\n", "add").as_deref(),
+            Some("async def add(\n    xs,\n    ys,\n):")
+        );
+        assert_eq!(signature("def adder(x):", "add"), None);
+        assert_eq!(signature("Sum the list.", "add"), None);
+    }
+
+    /// A suite file in a scratch folder, one question per line from line 3.
+    fn suite_of(questions: serde_json::Value) -> (Suite, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        let items: Vec<String> = questions
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q.to_string())
+            .collect();
+        let text = format!(
+            "{{\"p\": \"{{question}}\",\n\"questions\": [\n{}\n]}}\n",
+            items.join(",\n")
+        );
+        std::fs::write(&path, text).unwrap();
+        (Suite::load(&path).unwrap(), dir)
+    }
+
+    #[test]
+    fn the_interpreter_tells_python_prompts_from_plain_language() {
+        let (suite, _dir) = suite_of(serde_json::json!([
+            {"question": "def add(xs):\n    \"\"\"Sum.\"\"\"\n", "entry_point": "add", "tests": TESTS},
+            {"question": PLAIN, "entry_point": "add", "tests": TESTS},
+            {"question": "print one", "answer": "1"},
+        ]));
+        let shapes = Shapes::check(Path::new("python3"), &suite).unwrap();
+        assert!(shapes.prompt_is_python(&suite.questions[0]));
+        assert!(!shapes.prompt_is_python(&suite.questions[1]));
+        assert_eq!(shapes.plain_language(&suite), 1);
+    }
+
+    #[test]
+    fn tests_that_do_not_compile_refuse_the_suite_with_the_question_line() {
+        let (suite, _dir) = suite_of(serde_json::json!([
+            {"question": "def add(xs):\n    pass\n", "entry_point": "add", "tests": TESTS},
+            {"id": "broken", "question": "def add(xs):\n    pass\n", "entry_point": "add", "tests": "def check(c):\n    assert c([1]) == 1\ncheck(add"},
+        ]));
+        let e = Shapes::check(Path::new("python3"), &suite).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(
+            e.message
+                .contains("question 2 (`broken`): its `tests` are not valid Python")
+                && e.message.contains("fix the tests"),
+            "{e}"
+        );
     }
 }

@@ -36,6 +36,8 @@ pub struct Pipeline {
     /// The model name recorded on each case.
     pub model: String,
     pub sandbox: Sandbox,
+    /// Which questions' texts are Python prompts (checked once per run).
+    pub shapes: program::Shapes,
     pub journal: Journal,
     /// `None` when replaying: the replies already are recordings.
     pub recorder: Option<Recorder>,
@@ -131,6 +133,10 @@ impl Pipeline {
         match reply {
             Ok(reply) => {
                 record.cached = reply.cached;
+                if self.recorder.is_none() {
+                    // Replayed: the recorded call's time (see replay.rs).
+                    record.llm_secs = round3(reply.elapsed.as_secs_f64());
+                }
                 note_usage(&mut record, &reply.usage);
                 record.snapshot = Some(match &self.recorder {
                     Some(recorder) => recorder.store.capture(
@@ -141,9 +147,11 @@ impl Pipeline {
                             model: &self.model,
                             backend: self.backend.kind(),
                             endpoint: &self.backend.endpoint(),
-                            request: &request,
+                            request: &request.key(),
                             inputs: &inputs,
                             usage: Some(&reply.usage),
+                            // A cache hit's time is the lookup's, not the model's.
+                            llm_secs: (!reply.cached).then_some(record.llm_secs),
                         },
                     ),
                     None => SnapshotState::Replayed,
@@ -204,7 +212,7 @@ impl Pipeline {
         // What runs: the reply's code, completed for an entry point and
         // followed by the question's tests (program.rs).
         let code = extracted.code;
-        let program = program::assemble(question, &code);
+        let program = program::assemble(question, &code, &self.shapes);
         record.reply = Some(reply);
         match self.sandbox.run(&program) {
             Ok(execution) => {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{ChatRequest, RequestKey, Usage};
+use crate::backend::{RequestKey, Usage};
 use crate::case::{CaseId, SnapshotState};
 use crate::request::PromptInputs;
 
@@ -33,6 +33,8 @@ pub struct Recorded {
     /// The server's figures for the recorded reply (recordings made before
     /// they were kept have none).
     pub usage: Option<Usage>,
+    /// Seconds the recorded call took, from the request to the reply's end.
+    pub llm_secs: Option<f64>,
 }
 
 /// What goes into a snapshot's metadata (`info:`): enough to reproduce the
@@ -42,11 +44,17 @@ pub struct SnapshotInfo<'a> {
     pub model: &'a str,
     pub backend: &'a str,
     pub endpoint: &'a str,
-    pub request: &'a ChatRequest,
+    /// What was sent: model, messages (the system prompt that applied and
+    /// the user message) and the options that reached the server. Transport
+    /// settings and harness.toml's unused `system_prompt` are not recorded.
+    pub request: &'a RequestKey,
     pub inputs: &'a PromptInputs,
     /// Replayed cases carry the recorded call's tokens and finish reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<&'a Usage>,
+    /// Seconds the call took; a replay reports them as recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_secs: Option<f64>,
 }
 
 /// The part of `info:` that replay reads back.
@@ -56,6 +64,8 @@ struct StoredInfo {
     inputs: Option<PromptInputs>,
     #[serde(default)]
     usage: Option<Usage>,
+    #[serde(default)]
+    llm_secs: Option<f64>,
 }
 
 /// The request key stored in a snapshot's metadata. insta exposes the
@@ -178,6 +188,7 @@ impl SnapshotStore {
             request: info.request,
             inputs: info.inputs,
             usage: info.usage,
+            llm_secs: info.llm_secs,
         })
     }
 
@@ -192,7 +203,7 @@ impl SnapshotStore {
     ) -> SnapshotState {
         let state = match self.read(case) {
             // A reply recorded for another request says nothing about this one.
-            Some(old) if old.request.as_ref() != Some(&info.request.key()) => SnapshotState::New,
+            Some(old) if old.request.as_ref() != Some(info.request) => SnapshotState::New,
             None => SnapshotState::New,
             Some(old) if normalise(&old.reply) == normalise(reply) => SnapshotState::Unchanged,
             Some(_) => SnapshotState::Changed,

@@ -106,7 +106,57 @@ pub struct Suite {
     /// is not the file's stem: an expanded suite keeps its source's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// How the benchmark is meant to run (`settings`): applied over
+    /// harness.toml, under the environment ([`crate::config::Config::apply_suite`]).
+    #[serde(skip_serializing_if = "RunSettings::is_empty")]
+    pub settings: RunSettings,
 }
+
+/// The run settings a suite may carry: those that belong to the benchmark
+/// (how its prompts are built and its answers sampled), not to the machine
+/// (servers, timeouts, limits stay in harness.toml).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunSettings {
+    /// `history.enabled`: HumanEval and the paper's variants run without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<bool>,
+    /// `history.language`: the labels of the learning history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<crate::config::HistoryLanguage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u32>,
+    /// `llm.temperature`: pass@1 at 0, pass@k sampled (Chen et al. 0.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pass_at_k: Option<Vec<usize>>,
+}
+
+impl RunSettings {
+    pub fn is_empty(&self) -> bool {
+        *self == RunSettings::default()
+    }
+}
+
+/// The `settings` keys that are run settings, for messages.
+pub const RUN_SETTING_KEYS: &str = "history, language, rounds, samples, temperature, pass_at_k";
+
+/// Machine settings a suite must not set, and where they belong.
+const MACHINE_KEYS: [(&str, &str); 8] = [
+    ("model", "harness.toml `model` or PROMPTEVAL_MODEL"),
+    ("backend", "harness.toml `backend` or PROMPTEVAL_BACKEND"),
+    ("concurrency", "harness.toml `concurrency`"),
+    ("num_ctx", "harness.toml [llm] num_ctx"),
+    (
+        "timeout_secs",
+        "harness.toml [llm] or [sandbox] timeout_secs",
+    ),
+    ("seed", "harness.toml [llm] seed"),
+    ("num_predict", "harness.toml [llm] num_predict"),
+    ("result_dir", "harness.toml `result_dir`"),
+];
 
 /// A suite that cannot be used, with its location.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,6 +203,21 @@ impl Suite {
         let bytes =
             std::fs::read(path).map_err(|e| err(None, format!("cannot read the suite: {e}")))?;
         Suite::parse(path, &bytes)
+    }
+
+    /// The line of the suite file where question `index` (1-based) starts,
+    /// for a message about it found after loading (read again: lines are
+    /// looked up only when something is wrong).
+    pub fn question_line(&self, index: usize) -> Option<usize> {
+        let text = std::fs::read_to_string(&self.path).ok()?;
+        let ast = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
+            .ok()?
+            .value?;
+        Locator {
+            text: &text,
+            ast: Some(&ast),
+        }
+        .question_line(index.checked_sub(1)?)
     }
 
     /// Parses suite bytes; `path` is only used in messages.
@@ -213,12 +278,14 @@ impl Suite {
         let mut questions_value = None;
         let mut system_prompt = None;
         let mut name = None;
+        let mut settings = RunSettings::default();
         for (key, v) in &top {
             let line = locate.top_key_line(key);
             match (key.as_str(), v) {
                 ("questions", v) => questions_value = Some(v),
-                (SETTINGS, Value::Object(settings)) if !settings.contains_key("template") => {
-                    (system_prompt, name) = parse_settings(settings).map_err(|m| err(line, m))?;
+                (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
+                    (system_prompt, name, settings) =
+                        parse_settings(fields).map_err(|m| err(line, m))?;
                 }
                 (_, Value::String(_)) | (_, Value::Object(_)) => {
                     check_prompt_name(key).map_err(|m| err(line, m))?;
@@ -297,6 +364,7 @@ impl Suite {
             questions,
             system_prompt,
             name,
+            settings,
         })
     }
 
@@ -337,12 +405,13 @@ impl Suite {
 /// system prompt.
 pub const SETTINGS: &str = "settings";
 
-/// `settings`: (system prompt, name).
+/// `settings`: (system prompt, name, run settings).
 fn parse_settings(
     settings: &serde_json::Map<String, Value>,
-) -> Result<(Option<String>, Option<String>), String> {
+) -> Result<(Option<String>, Option<String>, RunSettings), String> {
     let mut system_prompt = None;
     let mut name = None;
+    let mut run = RunSettings::default();
     for (field, v) in settings {
         match (field.as_str(), v) {
             ("name", Value::String(s)) if check_prompt_name(s).is_ok() => name = Some(s.clone()),
@@ -361,14 +430,74 @@ fn parse_settings(
                     type_name(other)
                 ));
             }
+            ("history", v) => run.history = Some(switch(v)?),
+            ("language", v) => {
+                run.language = Some(match v.as_str() {
+                    Some("zh") => crate::config::HistoryLanguage::Zh,
+                    Some("en") => crate::config::HistoryLanguage::En,
+                    _ => {
+                        return Err(format!(
+                            "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
+                        ));
+                    }
+                })
+            }
+            ("rounds", v) => run.rounds = Some(count(field, v)?),
+            ("samples", v) => run.samples = Some(count(field, v)?),
+            ("temperature", v) => {
+                run.temperature = Some(v.as_f64().filter(|t| (0.0..=2.0).contains(t)).ok_or_else(
+                    || format!("`settings.temperature` is {v}; it must be a number from 0 to 2"),
+                )?)
+            }
+            ("pass_at_k", v) => {
+                let ks = v
+                    .as_array()
+                    .filter(|a| !a.is_empty())
+                    .map(|a| a.iter().map(|k| count(field, k).map(|k| k as usize)).collect())
+                    .unwrap_or_else(|| {
+                        Err(format!(
+                            "`settings.pass_at_k` is {v}; it must be a list of whole numbers, e.g. [1, 10]"
+                        ))
+                    })?;
+                run.pass_at_k = Some(ks);
+            }
             (other, _) => {
+                let hint = MACHINE_KEYS
+                    .iter()
+                    .find(|(k, _)| *k == other)
+                    .map(|(_, home)| {
+                        format!(
+                            "; `{other}` belongs to the machine running the suite, not to the suite: set it in {home}"
+                        )
+                    })
+                    .unwrap_or_default();
                 return Err(format!(
-                    "`settings` has an unknown field `{other}`; it may hold `system_prompt` and `name`"
+                    "`settings` has an unknown field `{other}`; it may hold `system_prompt`, `name` and the run settings {RUN_SETTING_KEYS}{hint}"
                 ));
             }
         }
     }
-    Ok((system_prompt, name))
+    Ok((system_prompt, name, run))
+}
+
+/// `true`/`false` or `"on"`/`"off"`, as PROMPTEVAL_HISTORY reads.
+fn switch(v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "on" => Ok(true),
+        Value::String(s) if s == "off" => Ok(false),
+        other => Err(format!(
+            "`settings.history` is {other}; it must be true or false (or \"on\" / \"off\")"
+        )),
+    }
+}
+
+/// A whole number of at least 1.
+fn count(field: &str, v: &Value) -> Result<u32, String> {
+    v.as_u64()
+        .filter(|n| (1..=u64::from(u32::MAX)).contains(n))
+        .map(|n| n as u32)
+        .ok_or_else(|| format!("`settings.{field}` is {v}; it must be a whole number, at least 1"))
 }
 
 fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
@@ -863,8 +992,16 @@ mod tests {
         );
         for (suite, says) in [
             (
-                r#"{"settings": {"temperature": 1}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
-                "unknown field `temperature`",
+                r#"{"settings": {"num_ctx": 8192}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`num_ctx` belongs to the machine running the suite, not to the suite: set it in harness.toml [llm] num_ctx",
+            ),
+            (
+                r#"{"settings": {"history": "maybe"}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`settings.history` is \"maybe\"; it must be true or false",
+            ),
+            (
+                r#"{"settings": {"rounds": 0}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`settings.rounds` is 0; it must be a whole number, at least 1",
             ),
             (
                 r#"{"p": {"system_prompt": "x"}, "questions": [{"question": "q", "answer": "1"}]}"#,
@@ -954,5 +1091,29 @@ mod tests {
             parse("{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":0}]}")
                 .unwrap();
         assert_eq!(s.questions[0].answer, "0");
+    }
+
+    #[test]
+    fn a_suite_says_how_it_is_meant_to_run() {
+        let s = parse(
+            r#"{"settings": {"history": "off", "language": "en", "rounds": 3, "samples": 2,
+                 "temperature": 0.8, "pass_at_k": [1, 2]},
+                "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.settings,
+            RunSettings {
+                history: Some(false),
+                language: Some(crate::config::HistoryLanguage::En),
+                rounds: Some(3),
+                samples: Some(2),
+                temperature: Some(0.8),
+                pass_at_k: Some(vec![1, 2]),
+            }
+        );
+        let on = parse(r#"{"settings": {"history": true}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
+        assert_eq!(on.settings.history, Some(true));
+        assert!(parse(OK).unwrap().settings.is_empty());
     }
 }

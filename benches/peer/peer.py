@@ -466,7 +466,7 @@ def main():
             say(f"rerun {i + 1}: prompteval {pe_reruns[-1]['wall']:.2f} s, promptfoo {pf_reruns[-1]['wall']:.2f} s")
 
         # ------------------------------------------------------- report
-        keys = [(p, q["id"]) for p, _ in prompts for q in questions]
+        keys = [(p, q["id"]) for p, _, _ in prompts for q in questions]
         mean = lambda xs: statistics.fmean(xs)  # noqa: E731
         span = lambda rs: f"{min(r['wall'] for r in rs):.2f}-{max(r['wall'] for r in rs):.2f}"  # noqa: E731
         pe_live, pf_live = pe_lives[0], pf_lives[0]

@@ -5,11 +5,14 @@ messages, and judges the replies the same way (assert_program.cjs).
     python3 benches/peer/promptfoo_config.py [SUITE] [HARNESS_TOML] > promptfooconfig.json
 
 The user message is the one prompteval sends with the learning history off
-(src/history.rs, `build_prompt` with no entries): the template without its
-`{question}` placeholder, right-trimmed, a blank line, the "now solve" label
-of `[history] language`, then the question. promptfoo has no counterpart of
-the history (earlier questions of the same prompt in the message), so the
-peer bench runs prompteval with it off.
+(src/history.rs `fill`): the template as written, `{question}` replaced by
+the question, byte for byte. In promptfoo that is the template a promptfoo
+user would write: the same text with `{{ question }}` where prompteval's
+`{question}` stands (the rest kept literal). The system prompt is the one
+that applies, as src/suite.rs `system_prompt_for` picks it: the prompt's
+own, else the suite's `settings.system_prompt`, else harness.toml's. promptfoo
+has no counterpart of the history (earlier questions of the same prompt in
+the message), so the peer bench runs prompteval with it off.
 
 The suite is read as src/suite.rs reads it: top-level strings are prompt
 templates in file order, `questions` is the list; a number answer stands for
@@ -24,8 +27,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-# src/history.rs: the label before the question when no history is shown.
-NOW_LABEL = {"zh": "現在請解決新問題：", "en": "Now solve the new question: "}
+# src/history.rs: the placeholder a template holds.
+PLACEHOLDER = "{question}"
 
 
 def answer_text(value):
@@ -50,16 +53,27 @@ def derive_id(index, question):
 
 
 def load_suite(path):
-    """(prompts [(name, template)], questions [{id, question, answer}])."""
+    """(prompts [(name, template, system prompt or None)], questions
+    [{id, question, answer}]); a prompt's system prompt is its own, else the
+    suite's `settings.system_prompt` (None: harness.toml's applies)."""
     top = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    prompts = [(k, v) for k, v in top.items() if k != "questions" and isinstance(v, str)]
+    settings = top.get("settings", {})
+    suite_system = settings.get("system_prompt") if isinstance(settings, dict) else None
+    prompts = []
+    for key, value in top.items():
+        if key in ("questions", "settings"):
+            continue
+        if isinstance(value, str):
+            prompts.append((key, value, suite_system))
+        elif isinstance(value, dict) and "template" in value:
+            prompts.append((key, value["template"], value.get("system_prompt") or suite_system))
     questions = []
     for index, item in enumerate(top["questions"], start=1):
         questions.append(
             {
                 "id": item.get("id") or derive_id(index, item["question"]),
                 "question": item["question"],
-                "answer": answer_text(item["answer"]),
+                "answer": answer_text(item.get("answer", "")),
             }
         )
     return prompts, questions
@@ -71,31 +85,28 @@ def load_harness(path):
         return tomllib.load(f)
 
 
-def message_head(template, language):
-    """The user message up to the question (src/history.rs `build_prompt`)."""
-    base = template.replace("{question}", "").rstrip()
-    return f"{base}\n\n{NOW_LABEL[language]}"
-
-
 def literal(text):
     """Text that promptfoo's nunjucks rendering leaves as it is."""
-    return "{% raw %}" + text + "{% endraw %}"
+    return "{% raw %}" + text + "{% endraw %}" if text else ""
+
+
+def promptfoo_template(template):
+    """The template as a promptfoo user writes it: `{{ question }}` where
+    prompteval's `{question}` stands, everything else literal."""
+    return "{{ question }}".join(literal(part) for part in template.split(PLACEHOLDER))
 
 
 def build(suite, harness, *, model, base_url, assertion, python, timeout_secs):
     """The promptfoo config (a dict; JSON is valid promptfoo YAML)."""
     prompts, questions = load_suite(suite)
     llm = harness.get("llm", {})
-    language = harness.get("history", {}).get("language", "zh")
-    system = llm.get("system_prompt")
     promptfoo_prompts = []
-    for name, template in prompts:
+    for name, template, own_system in prompts:
+        system = own_system if own_system is not None else llm.get("system_prompt")
         messages = []
         if system is not None:
             messages.append({"role": "system", "content": literal(system)})
-        messages.append(
-            {"role": "user", "content": literal(message_head(template, language)) + "{{ question }}"}
-        )
+        messages.append({"role": "user", "content": promptfoo_template(template)})
         # A JSON prompt: promptfoo renders each string of it with the vars
         # and sends the result as the chat messages.
         promptfoo_prompts.append({"label": name, "raw": json.dumps(messages, ensure_ascii=False)})

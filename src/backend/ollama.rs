@@ -142,19 +142,16 @@ impl Backend for Ollama {
         // `message.thinking` (reasoning models) is deliberately not read.
         let body = chat_body(request);
         let reply = self.http.chat("/api/chat", &body, request, Wire::Ollama)?;
-        // Ollama does not refuse a prompt longer than num_ctx: it drops its
-        // start and answers, and prompt_eval_count then stops at the window.
-        if let (Some(used), Some(window)) = (reply.usage.prompt_tokens, request.options.num_ctx)
-            && used >= u64::from(window)
+        // Ollama does not refuse a prompt longer than num_ctx: it drops part
+        // of it and answers; its token count tells (window.rs).
+        if let Some(how) = reply
+            .usage
+            .prompt_tokens
+            .and_then(|used| crate::window::cut_prompt(used, request, request.options.num_ctx))
         {
             return Err(BackendError {
                 failure: crate::case::ApiFailure::PromptTooLong,
-                message: format!(
-                    "Ollama at {}: the prompt filled the context window (prompt_eval_count {used} \
-                     >= num_ctx {window}), so Ollama dropped its start; raise llm.num_ctx or \
-                     lower history.max_entries / history.max_chars",
-                    self.http.base_url()
-                ),
+                message: format!("Ollama at {}: {how}", self.http.base_url()),
                 usage: Some(reply.usage),
             });
         }

@@ -136,8 +136,24 @@ impl Backend for OpenAi {
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
         let body = chat_body(request);
-        self.http
-            .chat("/chat/completions", &body, request, Wire::OpenAi)
+        let reply = self
+            .http
+            .chat("/chat/completions", &body, request, Wire::OpenAi)?;
+        // llama-server and vLLM refuse a prompt beyond their window; an
+        // Ollama behind its OpenAI endpoint cuts it without a word, and
+        // only its token count tells (window.rs). It applies no num_ctx.
+        if let Some(how) = reply
+            .usage
+            .prompt_tokens
+            .and_then(|used| crate::window::cut_prompt(used, request, None))
+        {
+            return Err(BackendError {
+                failure: crate::case::ApiFailure::PromptTooLong,
+                message: format!("{}: {how}", self.http.base_url()),
+                usage: Some(reply.usage),
+            });
+        }
+        Ok(reply)
     }
 }
 

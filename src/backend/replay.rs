@@ -12,7 +12,7 @@
 //! else this time) is refused too, as `not_recorded`, never served.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -128,14 +128,29 @@ impl Replay {
         for (chain, mut cases) in chains {
             cases.sort_by_key(|c| c.question);
             let known = earlier.get(&chain).unwrap_or(&none);
+            let recordings: Vec<Option<Recorded>> =
+                cases.iter().map(|case| self.store.read(case)).collect();
+            // How each earlier question came out, as any recording of the
+            // chain shows it: a recording that left an entry out (history
+            // caps) does not say, but a later one may, and the caps decide
+            // what is shown by the rendered size that outcome has.
+            let mut outcomes: BTreeMap<usize, HistoryEntry> = BTreeMap::new();
+            for recorded in recordings.iter().flatten() {
+                for e in recorded.inputs.iter().flat_map(|i| &i.history) {
+                    outcomes
+                        .entry(e.question_number)
+                        .or_insert_with(|| e.clone());
+                }
+            }
             // The code each runnable predecessor's recorded reply gives: part
             // of the history entry that can be known before it runs.
             let mut answers: BTreeMap<usize, String> = BTreeMap::new();
-            for case in cases {
-                let outcome = match self.store.read(case) {
+            for (case, recorded) in cases.into_iter().zip(recordings) {
+                let outcome = match recorded {
                     None => Err(not_recorded(case, &names)),
                     Some(recorded) => {
-                        let history = predicted_history(known, &answers, &recorded, suite, case);
+                        let history =
+                            predicted_history(known, &answers, &recorded, &outcomes, suite, case);
                         let now = build_for(case, &history, suite, config, model);
                         match explain(&recorded, &now) {
                             None => Ok(recorded),
@@ -168,11 +183,14 @@ impl Replay {
 /// The chain's history as case `case` will see it, oldest first: exact
 /// entries of finished cases; for cases that will be replayed, the parts
 /// known now (question, expected answer, the code of the recorded reply) and
-/// the recorded outcome, which only running them can confirm.
+/// the recorded outcome (this recording's, else the one `chain_outcomes`
+/// took from the chain's other recordings), which only running them can
+/// confirm.
 fn predicted_history(
     finished: &[HistoryEntry],
     answers: &BTreeMap<usize, String>,
     recorded: &Recorded,
+    chain_outcomes: &BTreeMap<usize, HistoryEntry>,
     suite: &Suite,
     case: &CaseId,
 ) -> Vec<HistoryEntry> {
@@ -186,7 +204,8 @@ fn predicted_history(
         let question = &suite.questions[number - 1];
         let outcome = recorded_entries
             .iter()
-            .find(|e| e.question_number == number);
+            .find(|e| e.question_number == number)
+            .or_else(|| chain_outcomes.get(&number));
         entries.push(HistoryEntry {
             question_number: number,
             question: question.question.clone(),
@@ -449,10 +468,16 @@ impl Backend for Replay {
                 self.store.path(case).display()
             )));
         }
+        // The recorded call's time, not the file read's: a replayed run
+        // reports what the model took (marked as replayed in the reports).
+        let elapsed = recorded
+            .llm_secs
+            .or_else(|| recorded.usage.as_ref().and_then(|u| u.generation_secs))
+            .map_or_else(|| start.elapsed(), Duration::from_secs_f64);
         Ok(Reply {
             content: recorded.reply,
             model: request.model.clone(),
-            elapsed: start.elapsed(),
+            elapsed,
             cached: false,
             usage: recorded.usage.unwrap_or_default(),
         })
@@ -539,9 +564,10 @@ mod tests {
                     model: MODEL,
                     backend: "test",
                     endpoint: "nowhere",
-                    request: &built.request,
+                    request: &built.request.key(),
                     inputs: &built.inputs,
                     usage: None,
+                    llm_secs: None,
                 },
             );
             history.push(HistoryEntry {
@@ -675,5 +701,49 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn an_entry_the_caps_left_out_of_a_recording_is_predicted_as_it_came_out() {
+        let long = "1".repeat(100);
+        let json = serde_json::json!({"p": "Solve: {question}", "questions": [
+            {"id": "a", "question": "print a long number", "answer": long},
+            {"id": "b", "question": "print two", "answer": "2"},
+            {"id": "c", "question": "print three", "answer": "3"},
+        ]});
+        let suite = Suite::parse(Path::new("s.json"), json.to_string().as_bytes()).unwrap();
+        let entry = |n: usize, expected: &str, actual: &str| HistoryEntry {
+            question_number: n,
+            question: suite.questions[n - 1].question.clone(),
+            answer: format!("print({expected})"),
+            passed: true,
+            expected: expected.into(),
+            actual: actual.into(),
+        };
+        // A cap that shows question a's real outcome after b, but would
+        // show a's entry with an unknown outcome (shorter) before c.
+        let real = [entry(1, &long, &long), entry(2, "2", "2")];
+        let unknown = [entry(1, &long, "(not run yet)"), entry(2, "2", "2")];
+        let mut config = config();
+        config.history.max_chars = (100..4000)
+            .find(|&max_chars| {
+                let caps = crate::config::HistoryConfig {
+                    max_chars,
+                    ..config.history.clone()
+                };
+                crate::history::kept(&real[..1], &caps).len() == 1
+                    && crate::history::kept(&real, &caps).len() == 1
+                    && crate::history::kept(&unknown, &caps).len() == 2
+            })
+            .expect("such a cap exists");
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path(), "s", MODEL);
+        record(&store, &suite, &config);
+        let replay = Replay::new(store);
+        let all = plan::cases(&suite, 1, 1);
+        let recorded_c = replay.store().read(&all[2]).unwrap().inputs.unwrap();
+        assert_eq!(recorded_c.history.len(), 1, "c was recorded after b only");
+        let m = replay.match_cases(&all, &HashMap::new(), &suite, &config, MODEL);
+        assert_eq!(m.runnable, all, "{:?}", m.unmatched);
     }
 }

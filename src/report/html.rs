@@ -499,7 +499,15 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
         detail: case.detail.as_deref(),
         api_failure: case.api_failure.map(|f| f.as_str()),
         exec_secs: format!("{:.2}s", case.exec_secs),
-        llm_secs: format!("{:.2}s", case.llm_secs),
+        // A replayed or cached case did not call the model now: its time
+        // is the recorded call's (replay) or the lookup's (cache).
+        llm_secs: match (case.snapshot, case.cached) {
+            (Some(crate::case::SnapshotState::Replayed), _) => {
+                format!("{:.2}s (recorded)", case.llm_secs)
+            }
+            (_, true) => format!("{:.2}s (cached)", case.llm_secs),
+            _ => format!("{:.2}s", case.llm_secs),
+        },
         tokens: case
             .tokens
             .map(|t| format!("{} prompt + {} completion tokens", t.prompt, t.completion)),

@@ -50,6 +50,8 @@ pub struct Plan {
     pub resume: Option<Resume>,
     /// `PROMPTEVAL_SHARD=k/n`: this run is one part of a larger one.
     pub shard: Option<crate::shard::Shard>,
+    /// The run settings the suite set, each with where its value came from.
+    pub suite_settings: Vec<String>,
 }
 
 /// An interrupted run being finished.
@@ -78,13 +80,16 @@ impl Plan {
             None => None,
         };
         if let Some(m) = &manifest {
-            // A resumed run finishes what it started, whatever the environment says now.
             config.suite = m.suite.clone();
+        }
+        let suite = Suite::load(&config.suite)?;
+        let suite_settings = config.apply_suite(&suite.settings, env);
+        if let Some(m) = &manifest {
+            // A resumed run finishes what it started, whatever the environment says now.
             config.model = m.model.clone();
             config.rounds = m.rounds;
             config.samples = m.samples;
         }
-        let suite = Suite::load(&config.suite)?;
         let suite = variants::suite_for(&config, suite, listing, resume_dir.as_deref())?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
@@ -130,6 +135,7 @@ impl Plan {
             planned,
             resume,
             shard,
+            suite_settings,
         })
     }
 
@@ -305,6 +311,7 @@ impl Session {
             suite,
             resume,
             shard,
+            suite_settings,
             ..
         } = plan;
         if let Some(shard) = shard {
@@ -317,8 +324,19 @@ impl Session {
             prompts: suite.prompts.len(),
             questions: suite.questions.len(),
             suite: &suite.path,
+            settings: &suite_settings,
         });
         let sandbox = Sandbox::new(&config.sandbox)?;
+        let shapes = crate::program::Shapes::check(sandbox.python(), &suite)?;
+        let plain = shapes.plain_language(&suite);
+        if plain > 0 {
+            tracing::info!(
+                "{plain} entry-point question(s) of {} are written in plain language, not as a \
+                 Python prompt: their replies run without the question text before them (a \
+                 body under the `def` line the question shows)",
+                suite.path.display()
+            );
+        }
         if resume.is_none() {
             folder::ensure_writable(&config.result_dir)?;
         }
@@ -449,6 +467,7 @@ impl Session {
             backend: source.backend,
             model,
             sandbox,
+            shapes,
             journal,
             recorder,
             history_fitted: Default::default(),

@@ -38,7 +38,7 @@ pub fn suite_for(
         return Err(SetupError::Suite(SuiteError {
             path: suite.path.clone(),
             line: None,
-            message: "prompt variants are evaluated without the learning history: with it, the variants of one problem would show each other's prompts and replies; set PROMPTEVAL_HISTORY=off or `[history] enabled = false`".into(),
+            message: "prompt variants are evaluated without the learning history: with it, the variants of one problem would show each other's prompts and replies; set `\"history\": false` in the suite's settings, PROMPTEVAL_HISTORY=off or `[history] enabled = false`".into(),
         }));
     }
     Ok(suite)

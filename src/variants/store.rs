@@ -15,6 +15,12 @@ pub fn to_json(suite: &Suite) -> Value {
         settings.insert("system_prompt".into(), json!(s));
     }
     settings.insert("name".into(), json!(suite.stem()));
+    // The run settings travel with the expansion: it runs as its source does.
+    if let Value::Object(run) =
+        serde_json::to_value(&suite.settings).expect("run settings serialise")
+    {
+        settings.extend(run);
+    }
     top.insert(SETTINGS.into(), Value::Object(settings));
     for p in &suite.prompts {
         let value = match &p.system_prompt {

@@ -127,6 +127,10 @@ struct Shared {
     models: RwLock<Vec<String>>,
     /// llama-server's context window (`-c`), for the OpenAI protocol.
     window: RwLock<Option<u64>>,
+    /// On Ollama's protocol, cut a long prompt as Ollama's llama.cpp-based
+    /// runner does (keep half the window) instead of as its Go runner
+    /// (keep the last `num_ctx` tokens).
+    llama_runner: std::sync::atomic::AtomicBool,
     requests: Mutex<Vec<Request>>,
     /// Bumped by stop/restart/drop: connections of older generations end.
     generation: AtomicU64,
@@ -155,6 +159,7 @@ impl StubServer {
             script: RwLock::new(Arc::new(script)),
             models: RwLock::new(vec![STUB_MODEL.to_string()]),
             window: RwLock::new(None),
+            llama_runner: Default::default(),
             requests: Mutex::new(Vec::new()),
             generation: AtomicU64::new(0),
             dropped: AtomicBool::new(false),
@@ -214,6 +219,15 @@ impl StubServer {
     /// protocol: `/props` reports the window and a longer prompt is refused
     /// with 400 `exceed_context_size_error`. (On Ollama's protocol the
     /// request's own `num_ctx` is the window, and a longer prompt is cut.)
+    /// Cuts prompts beyond `num_ctx` on Ollama's protocol as Ollama's
+    /// llama.cpp-based runner does: `prompt_eval_count` = num_ctx / 2 + 2
+    /// (ollama issues 3839, 17427, 17889), not num_ctx as its Go runner.
+    pub fn cut_like_the_llama_runner(&self) {
+        self.shared
+            .llama_runner
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     pub fn set_context_window(&self, tokens: u64) {
         *self.shared.window.write().unwrap() = Some(tokens);
     }
@@ -359,6 +373,12 @@ fn act(
     generation: u64,
 ) {
     let window = *shared.window.read().unwrap();
+    let llama_runner = shared
+        .llama_runner
+        .load(std::sync::atomic::Ordering::SeqCst);
+    let reply = |stream: &mut TcpStream, request: &Request, content: &str, window| {
+        reply(stream, request, content, window, llama_runner)
+    };
     let wait_until_over = || {
         while !shared.is_over(generation) {
             std::thread::sleep(Duration::from_millis(10));
@@ -414,11 +434,23 @@ fn act(
 
 /// A chat answer with `content` as the stub's model would produce it (see
 /// [`stub_generation`]): streamed when the request asks for it.
-fn reply(stream: &mut TcpStream, request: &Request, content: &str, window: Option<u64>) {
-    let generated = match stub_generation(request, content, window) {
+fn reply(
+    stream: &mut TcpStream,
+    request: &Request,
+    content: &str,
+    window: Option<u64>,
+    llama_runner: bool,
+) {
+    let mut generated = match stub_generation(request, content, window) {
         Ok(g) => g,
         Err((status, body)) => return respond(stream, status, &body),
     };
+    let n_ctx = request.json["options"]["num_ctx"].as_u64();
+    if let Some(n_ctx) = n_ctx.filter(|_| llama_runner && request.path == "/api/chat") {
+        if stub_tokens(request, content).0 > n_ctx {
+            generated.prompt_tokens = n_ctx / 2 + 2;
+        }
+    }
     match streamed_answer(request, &generated) {
         Some((kind, body)) => respond_as(stream, 200, kind, &body),
         None => {
