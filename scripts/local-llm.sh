@@ -43,7 +43,8 @@ MODEL_FILE=$CACHE/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 PIDFILE=$CACHE/llama-server.pid
 LOG=$CACHE/llama-server.log
 
-say() { printf '[local-llm] %s\n' "$*" >&2; }
+# Paths under $HOME are said from ~, as a reader would type them.
+say() { local line="$*"; printf '[local-llm] %s\n' "${line//$HOME\//\~/}" >&2; }
 die() { printf '[local-llm] error: %s\n' "$*" >&2; exit 1; }
 
 build_server() {

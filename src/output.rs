@@ -80,6 +80,23 @@ pub enum Event<'a> {
     Gate(&'a str),
 }
 
+/// A path as the user can type it from where they ran the command:
+/// relative to the working folder when it is inside it, else from `~`
+/// when it is in the home folder.
+fn shown(path: &Path) -> String {
+    let inside = |base: Option<std::path::PathBuf>| {
+        base.and_then(|b| path.strip_prefix(b).ok().map(Path::to_path_buf))
+            .filter(|p| !p.as_os_str().is_empty())
+    };
+    if let Some(relative) = inside(std::env::current_dir().ok()) {
+        return relative.display().to_string();
+    }
+    match inside(std::env::var_os("HOME").map(Into::into)) {
+        Some(in_home) => format!("~/{}", in_home.display()),
+        None => path.display().to_string(),
+    }
+}
+
 /// A way of showing events.
 pub trait Sink: Send + Sync {
     fn event(&self, event: &Event);
@@ -118,7 +135,7 @@ impl Sink for Console {
                 say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
                 say(format!(
                     "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
-                    suite.display()
+                    shown(suite)
                 ));
                 for line in settings {
                     say(format!("⚙️  {line}"));
@@ -131,13 +148,9 @@ impl Sink for Console {
                 dir,
                 origin,
             } => {
-                let shown = std::env::current_dir()
-                    .ok()
-                    .and_then(|cwd| dir.strip_prefix(cwd).ok().map(Path::to_path_buf))
-                    .unwrap_or_else(|| dir.to_path_buf());
                 say(format!(
                     "▶ replay ({why}): {recorded} recorded replies of {model} from {} (recorded via {origin}). Go live: `ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai",
-                    shown.display(),
+                    shown(dir),
                 ));
             }
             Event::Unmatched {
@@ -149,7 +162,7 @@ impl Sink for Console {
                 lines.join("\n")
             )),
             Event::NothingSelected { line } => say(line),
-            Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", dir.display())),
+            Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", shown(dir))),
             Event::CutReplies { replies, limit } => say(format!(
                 "✂️  {replies} reply(ies) stopped at the length limit{} (finish_reason=length) and \
                  were judged as cut: raise llm.num_predict in harness.toml (max_tokens on \
@@ -175,12 +188,12 @@ impl Sink for Console {
                 crate::journal::TornTail::Cut(bytes) => format!(
                     "✂️  {}: cut a torn last line ({bytes} bytes of a record an interrupted \
                      write left unfinished); its case runs again",
-                    journal.display()
+                    shown(journal)
                 ),
                 crate::journal::TornTail::Completed => format!(
                     "✂️  {}: the last record lacked its newline (interrupted write); kept it and \
                      ended the line",
-                    journal.display()
+                    shown(journal)
                 ),
             }),
             Event::Testing {
@@ -201,8 +214,8 @@ impl Sink for Console {
                 summary,
                 quick_view,
             } => {
-                say(format!("📋 會話摘要已儲存: {}", summary.display()));
-                say(format!("🌐 快速檢視已生成: {}", quick_view.display()));
+                say(format!("📋 會話摘要已儲存: {}", shown(summary)));
+                say(format!("🌐 快速檢視已生成: {}", shown(quick_view)));
             }
             Event::Incomplete {
                 finished,
@@ -210,13 +223,13 @@ impl Sink for Console {
                 run_dir,
             } => say(format!(
                 "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
-                run_dir.display()
+                shown(run_dir)
             )),
             Event::Cache(stats) => say(format!(
                 "💾 cache: {} hits, {} model calls ({}); PROMPTEVAL_CACHE=off asks the model every time",
                 stats.hits,
                 stats.misses,
-                stats.dir.display()
+                shown(&stats.dir)
             )),
             Event::TotalTime(secs) => say(format!("⏱️  總執行時間: {secs:.2} 秒")),
             Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),

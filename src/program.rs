@@ -18,7 +18,7 @@
 //! The suite's `tests` must compile, or the suite is refused before any case
 //! runs: a harness-made syntax error is never a model's verdict.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -28,15 +28,35 @@ use wait_timeout::ChildExt;
 
 use crate::suite::{Question, Suite, SuiteError};
 
-/// Which questions' texts are Python that compiles (by 1-based index).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Shapes {
-    python_prompts: HashSet<usize>,
+/// What an entry-point question's text is, as the interpreter sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Python that compiles: imports, helpers, signature and docstring.
+    Prompt,
+    /// Python that ends in a signature without a body (PartialOrderEval's
+    /// p_bot: preamble and signature only): it compiles with a stub body.
+    BareSignature,
+    /// Plain language, with the signature in it or not.
+    Text,
 }
 
+/// The shape of every entry-point question (by 1-based index).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shapes {
+    shapes: HashMap<usize, Shape>,
+}
+
+/// What a bare signature gets so that its prompt compiles on its own.
+const STUB_BODY: &str = "    pass\n";
+
 impl Shapes {
-    pub fn prompt_is_python(&self, question: &Question) -> bool {
-        self.python_prompts.contains(&question.index)
+    /// Questions not checked are taken as plain language: nothing of
+    /// theirs runs unless it is known to compile.
+    pub fn of(&self, question: &Question) -> Shape {
+        self.shapes
+            .get(&question.index)
+            .copied()
+            .unwrap_or(Shape::Text)
     }
 
     /// How many entry-point questions are written in plain language.
@@ -44,27 +64,29 @@ impl Shapes {
         suite
             .questions
             .iter()
-            .filter(|q| q.entry_point.is_some() && !self.prompt_is_python(q))
+            .filter(|q| q.entry_point.is_some() && self.of(q) == Shape::Text)
             .count()
     }
 
     /// Compiles, with `python` and without running anything, the text of
-    /// every entry-point question and every question's `tests`. Tests that
-    /// do not compile refuse the suite, naming the question and its line.
+    /// every entry-point question (alone, then with a stub body) and every
+    /// question's `tests`. Tests that do not compile refuse the suite,
+    /// naming the question and its line.
     pub fn check(python: &Path, suite: &Suite) -> Result<Shapes, SuiteError> {
-        let mut sources = Vec::new();
+        let mut sources: Vec<(&Question, Part, String)> = Vec::new();
         for q in &suite.questions {
             if q.entry_point.is_some() {
-                sources.push((q, Part::Prompt, q.question.as_str()));
+                sources.push((q, Part::Prompt, q.question.clone()));
+                sources.push((q, Part::Stubbed, stubbed(&q.question)));
             }
             if let Some(tests) = &q.tests {
-                sources.push((q, Part::Tests, tests.as_str()));
+                sources.push((q, Part::Tests, tests.clone()));
             }
         }
         if sources.is_empty() {
             return Ok(Shapes::default());
         }
-        let texts: Vec<&str> = sources.iter().map(|(_, _, t)| *t).collect();
+        let texts: Vec<&str> = sources.iter().map(|(_, _, t)| t.as_str()).collect();
         let errors = compile_all(python, &texts).map_err(|message| SuiteError {
             path: suite.path.clone(),
             line: None,
@@ -77,9 +99,17 @@ impl Shapes {
         for ((q, part, _), error) in sources.iter().zip(errors) {
             match (part, error) {
                 (Part::Prompt, None) => {
-                    shapes.python_prompts.insert(q.index);
+                    shapes.shapes.insert(q.index, Shape::Prompt);
                 }
-                (Part::Prompt, Some(_)) => {}
+                (Part::Stubbed, None) => {
+                    let shape = shapes.shapes.entry(q.index).or_insert(Shape::BareSignature);
+                    if *shape == Shape::Text {
+                        *shape = Shape::BareSignature;
+                    }
+                }
+                (Part::Prompt | Part::Stubbed, Some(_)) => {
+                    shapes.shapes.entry(q.index).or_insert(Shape::Text);
+                }
                 (Part::Tests, None) => {}
                 (Part::Tests, Some(error)) => {
                     return Err(SuiteError {
@@ -99,9 +129,15 @@ impl Shapes {
     }
 }
 
+/// The prompt with a stub body under its last line.
+fn stubbed(prompt: &str) -> String {
+    format!("{}\n{STUB_BODY}", prompt.trim_end())
+}
+
 #[derive(Clone, Copy)]
 enum Part {
     Prompt,
+    Stubbed,
     Tests,
 }
 
@@ -178,35 +214,33 @@ fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, Str
     Ok(errors)
 }
 
-/// The program for `code` (the reply's) answering `question`, whose text is
-/// a Python prompt when `shapes` says so.
+/// The program for `code` (the reply's) answering `question`, whose text
+/// has the shape `shapes` found.
 pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
-    let python = shapes.prompt_is_python(question);
-    let mut program = match &question.entry_point {
-        None => code.to_string(),
-        Some(name) if defines(code, name) => {
-            if python {
-                format!("{}\n\n{code}", question.question.trim_end())
-            } else {
-                code.to_string()
-            }
+    let text = &question.question;
+    let mut program = match (&question.entry_point, shapes.of(question)) {
+        (None, _) => code.to_string(),
+        (Some(name), shape) if defines(code, name) => match shape {
+            Shape::Prompt => format!("{}\n\n{code}", text.trim_end()),
+            Shape::BareSignature => format!("{}\n\n{code}", stubbed(text)),
+            Shape::Text => with_imports(text, code.to_string()),
+        },
+        (Some(_), Shape::Prompt | Shape::BareSignature) => {
+            format!("{}\n{}", text.trim_end(), as_body(code))
         }
-        Some(name) => {
-            if python {
-                format!("{}\n{}", question.question.trim_end(), as_body(code))
-            } else if let Some(signature) = signature(&question.question, name) {
+        (Some(name), Shape::Text) => match signature(text, name) {
+            Some(signature) => {
                 let body = as_body(code);
                 let body = if body.trim().is_empty() {
-                    "    pass".to_string()
+                    STUB_BODY.to_string()
                 } else {
                     body
                 };
-                format!("{signature}\n{body}")
-            } else {
-                // No signature to put a body under: the reply runs as it is.
-                code.to_string()
+                with_imports(text, format!("{signature}\n{body}"))
             }
-        }
+            // No signature to put a body under: the reply runs as it is.
+            None => with_imports(text, code.to_string()),
+        },
     };
     if let Some(tests) = &question.tests {
         if !program.ends_with('\n') {
@@ -217,6 +251,57 @@ pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
         program.push('\n');
     }
     program
+}
+
+/// `program` after the import lines a plain-language question shows (its
+/// signature may name `List` from `typing`, say): what the question told
+/// the model is there, as a Python prompt's preamble would be.
+fn with_imports(text: &str, program: String) -> String {
+    let imports: Vec<&str> = text
+        .lines()
+        .map(|l| l.trim_end().trim_matches('`'))
+        .filter(|l| is_import(l))
+        .collect();
+    if imports.is_empty() {
+        return program;
+    }
+    format!("{}\n\n{program}", imports.join("\n"))
+}
+
+/// `import a.b, c as d` or `from a.b import c, d as e` (or `*`), whole: a
+/// line of prose that starts with "import" is not one.
+fn is_import(line: &str) -> bool {
+    let aliased = |item: &str, name: fn(&str) -> bool| {
+        let words: Vec<&str> = item.split_whitespace().collect();
+        match words.as_slice() {
+            [n] => name(n),
+            [n, "as", alias] => name(n) && is_identifier(alias),
+            _ => false,
+        }
+    };
+    if let Some(rest) = line.strip_prefix("import ") {
+        rest.split(',').all(|item| aliased(item, is_dotted_name))
+    } else if let Some(rest) = line.strip_prefix("from ") {
+        let Some((module, names)) = rest.split_once(" import ") else {
+            return false;
+        };
+        let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+        is_dotted_name(module.trim())
+            && (names.trim() == "*" || names.split(',').all(|item| aliased(item, is_identifier)))
+    } else {
+        false
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+fn is_dotted_name(s: &str) -> bool {
+    s.split('.').all(is_identifier)
 }
 
 /// The `def name(...) ...:` header a plain-language question shows (in
@@ -337,7 +422,7 @@ mod tests {
     /// Question 1's text taken as a Python prompt.
     fn python() -> Shapes {
         Shapes {
-            python_prompts: HashSet::from([1]),
+            shapes: HashMap::from([(1, Shape::Prompt)]),
         }
     }
 
@@ -427,6 +512,51 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_language_question_keeps_the_imports_it_shows() {
+        let q = Question {
+            question: "from typing import List\n\nWrite `def add(xs: List[int]) -> int:` summing xs; import the world.".into(),
+            ..question(Some("add"), Some(TESTS))
+        };
+        for reply in [
+            "def add(xs: List[int]) -> int:\n    return sum(xs)",
+            "return sum(xs)",
+        ] {
+            let program = assemble(&q, reply, &Shapes::default());
+            assert!(
+                program.starts_with("from typing import List\n\n"),
+                "{program}"
+            );
+            let out = run(&program);
+            assert!(
+                out.status.success(),
+                "{program}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+
+    #[test]
+    fn only_whole_import_statements_count() {
+        for line in [
+            "import math",
+            "import os.path as p, sys",
+            "from typing import List, Dict as D",
+            "from typing import (List, Tuple)",
+            "from math import *",
+        ] {
+            assert!(is_import(line), "{line}");
+        }
+        for line in [
+            "import numpy and use it",
+            "from the list import the largest",
+            "important: return a list",
+            "import",
+        ] {
+            assert!(!is_import(line), "{line}");
+        }
+    }
+
+    #[test]
     fn signatures_are_found_over_several_lines_and_in_backticks() {
         assert_eq!(
             signature("Implement `def add(xs: list) -> int:` please", "add").as_deref(),
@@ -463,12 +593,40 @@ mod tests {
         let (suite, _dir) = suite_of(serde_json::json!([
             {"question": "def add(xs):\n    \"\"\"Sum.\"\"\"\n", "entry_point": "add", "tests": TESTS},
             {"question": PLAIN, "entry_point": "add", "tests": TESTS},
+            {"question": "def helper(x):\n    return x\n\n\ndef add(xs):\n", "entry_point": "add", "tests": TESTS},
             {"question": "print one", "answer": "1"},
         ]));
         let shapes = Shapes::check(Path::new("python3"), &suite).unwrap();
-        assert!(shapes.prompt_is_python(&suite.questions[0]));
-        assert!(!shapes.prompt_is_python(&suite.questions[1]));
-        assert_eq!(shapes.plain_language(&suite), 1);
+        let found: Vec<Shape> = suite.questions.iter().map(|q| shapes.of(q)).collect();
+        assert_eq!(
+            found,
+            [
+                Shape::Prompt,
+                Shape::Text,
+                Shape::BareSignature,
+                Shape::Text
+            ]
+        );
+        assert_eq!(
+            shapes.plain_language(&suite),
+            1,
+            "question 4 has no entry point"
+        );
+        // A bare signature's helpers stay: a whole function or a body runs
+        // after them.
+        let bare = &suite.questions[2];
+        for reply in [
+            "def add(xs):\n    return helper(sum(xs))",
+            "return helper(sum(xs))",
+        ] {
+            let program = assemble(bare, reply, &shapes);
+            let out = run(&program);
+            assert!(
+                out.status.success(),
+                "{program}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 
     #[test]

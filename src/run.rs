@@ -36,7 +36,7 @@ pub struct Pipeline {
     /// The model name recorded on each case.
     pub model: String,
     pub sandbox: Sandbox,
-    /// Which questions' texts are Python prompts (checked once per run).
+    /// The shape of each entry-point question's text (checked once per run).
     pub shapes: program::Shapes,
     pub journal: Journal,
     /// `None` when replaying: the replies already are recordings.

@@ -430,18 +430,23 @@ fn parse_settings(
                     type_name(other)
                 ));
             }
-            ("history", v) => run.history = Some(switch(v)?),
-            ("language", v) => {
-                run.language = Some(match v.as_str() {
-                    Some("zh") => crate::config::HistoryLanguage::Zh,
-                    Some("en") => crate::config::HistoryLanguage::En,
-                    _ => {
-                        return Err(format!(
-                            "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
-                        ));
+            // `"history": false`, or harness.toml's table shape
+            // `"history": {"enabled": false, "language": "en"}`.
+            ("history", Value::Object(table)) => {
+                for (key, v) in table {
+                    match key.as_str() {
+                        "enabled" => run.history = Some(switch(v)?),
+                        "language" => run.language = Some(language(v)?),
+                        other => {
+                            return Err(format!(
+                                "`settings.history` has the field `{other}`; a suite may set its `enabled` and `language` (the other [history] keys are harness.toml's)"
+                            ));
+                        }
                     }
-                })
+                }
             }
+            ("history", v) => run.history = Some(switch(v)?),
+            ("language", v) => run.language = Some(language(v)?),
             ("rounds", v) => run.rounds = Some(count(field, v)?),
             ("samples", v) => run.samples = Some(count(field, v)?),
             ("temperature", v) => {
@@ -488,6 +493,17 @@ fn switch(v: &Value) -> Result<bool, String> {
         Value::String(s) if s == "off" => Ok(false),
         other => Err(format!(
             "`settings.history` is {other}; it must be true or false (or \"on\" / \"off\")"
+        )),
+    }
+}
+
+/// `"zh"` or `"en"`.
+fn language(v: &Value) -> Result<crate::config::HistoryLanguage, String> {
+    match v.as_str() {
+        Some("zh") => Ok(crate::config::HistoryLanguage::Zh),
+        Some("en") => Ok(crate::config::HistoryLanguage::En),
+        _ => Err(format!(
+            "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
         )),
     }
 }
@@ -1114,6 +1130,11 @@ mod tests {
         );
         let on = parse(r#"{"settings": {"history": true}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
         assert_eq!(on.settings.history, Some(true));
+        let table = parse(r#"{"settings": {"history": {"enabled": false, "language": "en"}}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
+        assert_eq!(
+            (table.settings.history, table.settings.language),
+            (Some(false), Some(crate::config::HistoryLanguage::En))
+        );
         assert!(parse(OK).unwrap().settings.is_empty());
     }
 }

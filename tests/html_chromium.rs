@@ -239,8 +239,7 @@ fn shown_names(v: &serde_json::Value) -> Vec<String> {
 /// case; a screenshot is kept in target/test-output/.
 fn the_overview_matrix_and_filters_show_the_run(browser: &'static str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // auto with no Ollama: replays what was recorded (the 8 unrecorded terse
-    // cases are not evaluated).
+    // auto with no Ollama: replays what was recorded (all 108 cases).
     let s = Scratch::recorded(
         "benches-data/python-basics.json",
         "backend = \"auto\"\n[ollama]\nhost = \"http://127.0.0.1:9\"",

@@ -3,8 +3,8 @@
 //! harness.toml, `PROMPTEVAL_BACKEND=replay`, `PROMPTEVAL_SUITE=<suite>`.
 //! A recording that no longer answers its case's exact request (a changed
 //! prompt layout, history or option) fails here, not in a user's offline
-//! shard/merge or compare flow. Replayed cases carry the recorded call's
-//! tokens and time.
+//! shard/merge or compare flow. Replayed cases show the recorded call's
+//! tokens and time, where the recording holds them.
 
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
@@ -32,7 +32,10 @@ fn replay(suite: &Path) -> Result<(), String> {
     let run = s.prompts(
         &[],
         &[
-            ("PROMPTEVAL_CONFIG", root.join("harness.toml").to_str().unwrap()),
+            (
+                "PROMPTEVAL_CONFIG",
+                root.join("harness.toml").to_str().unwrap(),
+            ),
             ("PROMPTEVAL_RESULT_DIR", result.to_str().unwrap()),
             ("PROMPTEVAL_SUITE", suite.to_str().unwrap()),
             ("PROMPTEVAL_BACKEND", "replay"),
@@ -42,8 +45,7 @@ fn replay(suite: &Path) -> Result<(), String> {
     if !matches!(run.status, Some(0 | 101)) {
         return Err(format!(
             "{name}: exit status {:?}\n{}",
-            run.status,
-            run.stderr
+            run.status, run.stderr
         ));
     }
     let summary = s.summary();
@@ -59,6 +61,7 @@ fn replay(suite: &Path) -> Result<(), String> {
         ));
     }
     // Each case shows the recorded call's figures, not the replay's.
+    let stem = suite_stem(suite);
     let journal = std::fs::read_to_string(s.run_dir().join("journal.jsonl")).unwrap();
     for line in journal.lines() {
         let record: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -66,17 +69,70 @@ fn replay(suite: &Path) -> Result<(), String> {
         if record["snapshot"] != "replayed" {
             return Err(format!("{name}: {case} was not replayed: {record}"));
         }
-        if record["tokens"]["completion"].as_u64().unwrap_or(0) == 0 {
-            return Err(format!("{name}: {case} has no recorded tokens"));
-        }
-        if record["llm_secs"].as_f64().unwrap_or(0.0) < 0.01 {
+        let id = &record["case"];
+        let snap = root.join(format!(
+            "tests/snapshots/{stem}/qwen2.5-coder_1.5b/{}__{}__r{}.snap",
+            id["prompt"].as_str().unwrap(),
+            id["question_id"].as_str().unwrap(),
+            id["round"]
+        ));
+        let recorded = Figures::of(&std::fs::read_to_string(&snap).unwrap());
+        let shown = (
+            record["tokens"]["prompt"].as_u64(),
+            record["tokens"]["completion"].as_u64(),
+        );
+        if recorded.tokens.is_some() && shown != recorded.tokens.unwrap() {
             return Err(format!(
-                "{name}: {case} shows {} s for the model, not the recorded time",
-                record["llm_secs"]
+                "{name}: {case} shows tokens {shown:?}, recorded {:?}",
+                recorded.tokens
+            ));
+        }
+        let secs = record["llm_secs"].as_f64().unwrap_or(0.0);
+        if let Some(want) = recorded.llm_secs
+            && (secs - want).abs() > 0.001
+        {
+            return Err(format!(
+                "{name}: {case} shows {secs} s for the model, recorded {want} s"
             ));
         }
     }
     Ok(())
+}
+
+/// The suite's snapshot folder: `settings.name`, else the file's stem.
+fn suite_stem(suite: &Path) -> String {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(suite).unwrap()).unwrap();
+    match json["settings"]["name"].as_str() {
+        Some(name) => name.to_string(),
+        None => suite.file_stem().unwrap().to_string_lossy().into_owned(),
+    }
+}
+
+/// The call's figures a snapshot holds (recordings made before figures
+/// were kept hold none).
+struct Figures {
+    tokens: Option<(Option<u64>, Option<u64>)>,
+    llm_secs: Option<f64>,
+}
+
+impl Figures {
+    fn of(snapshot: &str) -> Figures {
+        let header = snapshot.split("\n---\n").next().unwrap_or("");
+        let value = |key: &str| {
+            header
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        let count = |key: &str| value(key).and_then(|v| v.parse::<u64>().ok());
+        Figures {
+            tokens: header
+                .contains("\n  usage:\n")
+                .then(|| (count("    prompt_tokens:"), count("    completion_tokens:"))),
+            llm_secs: value("  llm_secs:").and_then(|v| v.parse().ok()),
+        }
+    }
 }
 
 #[test]

@@ -96,7 +96,7 @@ fn three_parts_merged_report_what_one_run_reports() {
         "{text}{}",
         String::from_utf8_lossy(&done.stderr)
     );
-    assert!(text.contains("merged 3 part(s), 100 case(s)"), "{text}");
+    assert!(text.contains("merged 3 part(s), 108 case(s)"), "{text}");
 
     let read = |dir: &Path| -> Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
