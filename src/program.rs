@@ -412,6 +412,16 @@ mod tests {
         }
     }
 
+    /// Runs `program` and fails the test, showing it, unless it exits 0.
+    fn assert_passes(program: &str) {
+        let out = run(program);
+        assert!(
+            out.status.success(),
+            "{program}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     fn run(program: &str) -> std::process::Output {
         std::process::Command::new("python3")
             .args(["-c", program])
@@ -437,12 +447,7 @@ mod tests {
             "def add(xs):\n    return sum(xs)",
             "import math\n\ndef add(xs: List[int]) -> int:\n    total = 0\n    for x in xs:\n        total += x\n    return total",
         ] {
-            let out = run(&assemble(&q, reply, &python()));
-            assert!(
-                out.status.success(),
-                "{reply}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_passes(&assemble(&q, reply, &python()));
         }
     }
 
@@ -495,12 +500,7 @@ mod tests {
         ] {
             let program = assemble(&q, reply, &text);
             assert!(!program.contains("Write a function"), "{program}");
-            let out = run(&program);
-            assert!(
-                out.status.success(),
-                "{reply}:\n{program}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_passes(&program);
         }
         for reply in ["", "return 0"] {
             let out = run(&assemble(&q, reply, &text));
@@ -526,12 +526,7 @@ mod tests {
                 program.starts_with("from typing import List\n\n"),
                 "{program}"
             );
-            let out = run(&program);
-            assert!(
-                out.status.success(),
-                "{program}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_passes(&program);
         }
     }
 
@@ -620,12 +615,7 @@ mod tests {
             "return helper(sum(xs))",
         ] {
             let program = assemble(bare, reply, &shapes);
-            let out = run(&program);
-            assert!(
-                out.status.success(),
-                "{program}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_passes(&program);
         }
     }
 

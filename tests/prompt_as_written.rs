@@ -236,24 +236,29 @@ fn shapes_suite() -> Value {
     })
 }
 
-/// Whole-function replies for `add_all`, a body for `reverse`, and a wrong
-/// one when the question says `wrong`.
-fn shape_solver(req: &Request) -> Behaviour {
-    if req.path != "/api/chat" {
-        return Behaviour::Default;
+/// A model that replies with a whole function for `add_all` and a body
+/// for `reverse`: right ones, or wrong ones.
+fn shape_solver(right: bool) -> impl Fn(&Request) -> Behaviour + Send + Sync + 'static {
+    move |req: &Request| {
+        if req.path != "/api/chat" {
+            return Behaviour::Default;
+        }
+        let asked = req.last_user_message().unwrap_or("");
+        let code = match (asked.contains("add_all"), right) {
+            (true, true) => {
+                "from typing import List\n\ndef add_all(xs: List[int]) -> int:\n    return sum(xs)"
+            }
+            (true, false) => "def add_all(xs):\n    return 0",
+            (false, true) => "return s[::-1]",
+            (false, false) => "return s",
+        };
+        Behaviour::Reply(format!("```python\n{code}\n```"))
     }
-    let asked = req.last_user_message().unwrap_or("");
-    let code = if asked.contains("add_all") {
-        "from typing import List\n\ndef add_all(xs: List[int]) -> int:\n    return sum(xs)"
-    } else {
-        "return s[::-1]"
-    };
-    Behaviour::Reply(format!("```python\n{code}\n```"))
 }
 
 #[test]
 fn a_question_in_plain_language_is_judged_as_its_python_prompt_twin() {
-    let server = StubServer::start(shape_solver);
+    let server = StubServer::start(shape_solver(true));
     let s = scratch(&shapes_suite(), "");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(0), "{}", run.both());
@@ -270,18 +275,7 @@ fn a_question_in_plain_language_is_judged_as_its_python_prompt_twin() {
 
     // A wrong reply is a wrong answer in both shapes, never a syntax error
     // of the harness's making.
-    let server = StubServer::start(|req: &Request| {
-        if req.path != "/api/chat" {
-            return Behaviour::Default;
-        }
-        let asked = req.last_user_message().unwrap_or("");
-        let code = if asked.contains("add_all") {
-            "def add_all(xs):\n    return 0"
-        } else {
-            "return s"
-        };
-        Behaviour::Reply(format!("```python\n{code}\n```"))
-    });
+    let server = StubServer::start(shape_solver(false));
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
@@ -292,7 +286,7 @@ fn a_question_in_plain_language_is_judged_as_its_python_prompt_twin() {
 
 #[test]
 fn tests_that_do_not_compile_refuse_the_suite_before_any_case() {
-    let server = StubServer::start(shape_solver);
+    let server = StubServer::start(shape_solver(true));
     let mut suite = shapes_suite();
     suite["questions"][1]["tests"] =
         json!("def check(candidate):\n    assert candidate('abc') == 'cba'\ncheck(reverse");
