@@ -43,6 +43,16 @@ pub enum HistoryLanguage {
     En,
 }
 
+impl HistoryLanguage {
+    /// The name harness.toml and a suite's settings use.
+    pub fn name(self) -> &'static str {
+        match self {
+            HistoryLanguage::Zh => "zh",
+            HistoryLanguage::En => "en",
+        }
+    }
+}
+
 /// Options sent with every model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -634,50 +644,53 @@ impl Config {
     /// Returns one line per setting the suite set: its value and where the
     /// value in force came from, for the run's first lines.
     pub fn apply_suite(&mut self, suite: &crate::suite::RunSettings, env: &dyn Env) -> Vec<String> {
-        let set_by_env = |var: &str| env.var(var).filter(|v| !v.trim().is_empty());
         let mut lines = Vec::new();
-        let mut note = |name: &str, value: String, var: Option<&str>| match var
-            .and_then(|var| set_by_env(var).map(|v| (var, v)))
-        {
-            Some((var, v)) => lines.push(format!(
-                "{name} = {value} (the suite's setting; {var}={} overrides it)",
-                v.trim()
-            )),
-            None => lines.push(format!("{name} = {value} (the suite's setting)")),
+        // Notes the suite's value and says whether it applies: not when
+        // the environment variable that overrides it is set.
+        let mut applies = |name: &str, value: String, var: Option<&str>| {
+            let overriding = var.and_then(|var| {
+                env.var(var)
+                    .filter(|v| !v.trim().is_empty())
+                    .map(|v| format!("; {var}={} overrides it", v.trim()))
+            });
+            lines.push(format!(
+                "{name} = {value} (the suite's setting{})",
+                overriding.as_deref().unwrap_or("")
+            ));
+            overriding.is_none()
         };
-        let onoff = |b: bool| if b { "on" } else { "off" }.to_string();
-        if let Some(v) = suite.history {
-            note("history", onoff(v), Some("PROMPTEVAL_HISTORY"));
-            if set_by_env("PROMPTEVAL_HISTORY").is_none() {
-                self.history.enabled = v;
-            }
+        if let Some(v) = suite.history
+            && applies(
+                "history",
+                if v { "on" } else { "off" }.into(),
+                Some("PROMPTEVAL_HISTORY"),
+            )
+        {
+            self.history.enabled = v;
         }
-        if let Some(v) = suite.language {
-            let name = match v {
-                HistoryLanguage::Zh => "zh",
-                HistoryLanguage::En => "en",
-            };
-            note("language", name.into(), None);
+        if let Some(v) = suite.language
+            && applies("language", v.name().into(), None)
+        {
             self.history.language = v;
         }
-        if let Some(v) = suite.rounds {
-            note("rounds", v.to_string(), Some("PROMPTEVAL_ROUNDS"));
-            if set_by_env("PROMPTEVAL_ROUNDS").is_none() {
-                self.rounds = v;
-            }
+        if let Some(v) = suite.rounds
+            && applies("rounds", v.to_string(), Some("PROMPTEVAL_ROUNDS"))
+        {
+            self.rounds = v;
         }
-        if let Some(v) = suite.samples {
-            note("samples", v.to_string(), Some("PROMPTEVAL_SAMPLES"));
-            if set_by_env("PROMPTEVAL_SAMPLES").is_none() {
-                self.samples = v;
-            }
+        if let Some(v) = suite.samples
+            && applies("samples", v.to_string(), Some("PROMPTEVAL_SAMPLES"))
+        {
+            self.samples = v;
         }
-        if let Some(v) = suite.temperature {
-            note("temperature", v.to_string(), None);
+        if let Some(v) = suite.temperature
+            && applies("temperature", v.to_string(), None)
+        {
             self.llm.temperature = v;
         }
-        if let Some(v) = &suite.pass_at_k {
-            note("pass_at_k", format!("{v:?}"), None);
+        if let Some(v) = &suite.pass_at_k
+            && applies("pass_at_k", format!("{v:?}"), None)
+        {
             self.pass_at_k = v.clone();
         }
         lines

@@ -499,13 +499,12 @@ fn switch(v: &Value) -> Result<bool, String> {
 
 /// `"zh"` or `"en"`.
 fn language(v: &Value) -> Result<crate::config::HistoryLanguage, String> {
-    match v.as_str() {
-        Some("zh") => Ok(crate::config::HistoryLanguage::Zh),
-        Some("en") => Ok(crate::config::HistoryLanguage::En),
-        _ => Err(format!(
+    // The names harness.toml's `[history] language` takes (serde's).
+    serde_json::from_value(v.clone()).map_err(|_| {
+        format!(
             "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
-        )),
-    }
+        )
+    })
 }
 
 /// A whole number of at least 1.
