@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use prompteval::config::SandboxConfig;
-use prompteval::sandbox::Sandbox;
+use prompteval::execute::sandbox::Sandbox;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

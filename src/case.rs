@@ -282,6 +282,49 @@ impl CaseRecord {
     }
 }
 
+/// Records for the tests of every stage that reads them.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+
+    /// A correct case `p::q<q>::r1` answering `print(1)`.
+    pub(crate) fn record(q: usize) -> CaseRecord {
+        CaseRecord {
+            case: CaseId {
+                prompt: "p".into(),
+                question: q,
+                question_id: format!("q{q}"),
+                round: 1,
+                sample: None,
+            },
+            name: format!("p::q{q}::r1"),
+            verdict: Verdict::Correct,
+            question: "?".into(),
+            expected: "1".into(),
+            actual: "1".into(),
+            template: "{question}".into(),
+            system_prompt: None,
+            prompt: "?".into(),
+            reply: Some("print(1)".into()),
+            code: Some("print(1)\n".into()),
+            program: None,
+            execution: None,
+            api_failure: None,
+            detail: None,
+            model: "m".into(),
+            backend: "replay".into(),
+            snapshot: None,
+            cached: false,
+            tokens: None,
+            finish_reason: None,
+            generation_secs: None,
+            llm_secs: 0.1,
+            exec_secs: 0.02,
+            finished_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

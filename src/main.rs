@@ -15,8 +15,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use prompteval::cache::ResponseCache;
-use prompteval::import;
+use prompteval::ask::cache::ResponseCache;
+use prompteval::suite::import;
 
 #[derive(Parser)]
 #[command(
@@ -174,13 +174,13 @@ fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
             ))
         }
         Command::Compare { run_a, run_b, html } => {
-            let comparison = prompteval::compare::compare(&run_a, &run_b)?;
+            let comparison = prompteval::report::compare::compare(&run_a, &run_b)?;
             let page = html.unwrap_or_else(|| run_b.join("compare.html"));
-            std::fs::write(&page, prompteval::compare::html(&comparison)?)
+            std::fs::write(&page, prompteval::report::compare::html(&comparison)?)
                 .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
             Ok(format!(
                 "{}\nthe page: {}",
-                prompteval::compare::text(&comparison),
+                prompteval::report::compare::text(&comparison),
                 page.display()
             ))
         }

@@ -705,6 +705,8 @@ fn auto_backend_replays_recorded_replies_when_no_ollama_answers() {
         "one snapshot per case"
     );
     let snap = std::fs::read_to_string(snaps.join("prompt1__q1_two_sum__r1.snap")).unwrap();
+    // The header every committed recording has, wherever the code lives.
+    assert!(snap.starts_with("---\nsource: src/snapshot.rs\n"), "{snap}");
     assert!(
         snap.contains("description: \"stub-coder:1.5b via ollama at http://127.0.0.1:"),
         "{snap}"

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use prompteval::extract::{Source, extract};
+use prompteval::execute::extract::{Source, extract};
 use prompteval::suite::Suite;
 use proptest::prelude::*;
 

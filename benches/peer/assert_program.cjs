@@ -1,7 +1,7 @@
 // promptfoo assertion for the peer bench: judges a reply as prompteval does.
 //
-// 1. Reasoning removed (src/backend/mod.rs `strip_reasoning`).
-// 2. Code extracted (src/extract.rs): ```python blocks (py, python3, any
+// 1. Reasoning removed (src/ask/backend/mod.rs `strip_reasoning`).
+// 2. Code extracted (src/execute/extract.rs): ```python blocks (py, python3, any
 //    case) joined in order, else untagged ``` blocks, else the whole reply;
 //    an unterminated fence runs to the end; CRLF normalised.
 // 3. Run with the configured interpreter, resolved once to its real
@@ -9,7 +9,7 @@
 //    resolves it too), `-s -B -P`, in a fresh temporary folder, with the
 //    environment prompteval's sandbox gives a program, stdin closed, killed
 //    with its process group after `timeout_secs` (10 s).
-// 4. Verdict (src/judge.rs): timeout, syntax_error, runtime_error, then
+// 4. Verdict (src/execute/judge.rs): timeout, syntax_error, runtime_error, then
 //    trimmed stdout (CRLF -> LF) equal to the trimmed answer, else
 //    wrong_answer. The reason starts with the verdict so the bench can
 //    compare verdicts with prompteval's.

@@ -5,16 +5,16 @@ messages, and judges the replies the same way (assert_program.cjs).
     python3 benches/peer/promptfoo_config.py [SUITE] [HARNESS_TOML] > promptfooconfig.json
 
 The user message is the one prompteval sends with the learning history off
-(src/history.rs `fill`): the template as written, `{question}` replaced by
+(src/ask/history.rs `fill`): the template as written, `{question}` replaced by
 the question, byte for byte. In promptfoo that is the template a promptfoo
 user would write: the same text with `{{ question }}` where prompteval's
 `{question}` stands (the rest kept literal). The system prompt is the one
-that applies, as src/suite.rs `system_prompt_for` picks it: the prompt's
+that applies, as src/suite/mod.rs `system_prompt_for` picks it: the prompt's
 own, else the suite's `settings.system_prompt`, else harness.toml's. promptfoo
 has no counterpart of the history (earlier questions of the same prompt in
 the message), so the peer bench runs prompteval with it off.
 
-The suite is read as src/suite.rs reads it: top-level strings are prompt
+The suite is read as src/suite/mod.rs reads it: top-level strings are prompt
 templates in file order, `questions` is the list; a number answer stands for
 its digits, a boolean for what Python prints; ids are given or derived the
 same way. Errors in the suite are prompteval's to report; this reader
@@ -27,12 +27,12 @@ import sys
 import tomllib
 from pathlib import Path
 
-# src/history.rs: the placeholder a template holds.
+# src/ask/history.rs: the placeholder a template holds.
 PLACEHOLDER = "{question}"
 
 
 def answer_text(value):
-    """What the program must print (src/suite.rs `parse_question`)."""
+    """What the program must print (src/suite/mod.rs `parse_question`)."""
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (int, float)):
@@ -41,7 +41,7 @@ def answer_text(value):
 
 
 def derive_id(index, question):
-    """`q1_two_sum` (src/suite.rs `derive_id`)."""
+    """`q1_two_sum` (src/suite/mod.rs `derive_id`)."""
     first_line = question.split("\n", 1)[0]
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", first_line)][:2]
     ident = f"q{index}"
@@ -80,7 +80,7 @@ def load_suite(path):
 
 
 def load_harness(path):
-    """harness.toml as a dict (every key optional, as in src/config.rs)."""
+    """harness.toml as a dict (every key optional, as in src/config/mod.rs)."""
     with open(path, "rb") as f:
         return tomllib.load(f)
 
@@ -110,7 +110,7 @@ def build(suite, harness, *, model, base_url, assertion, python, timeout_secs):
         # A JSON prompt: promptfoo renders each string of it with the vars
         # and sends the result as the chat messages.
         promptfoo_prompts.append({"label": name, "raw": json.dumps(messages, ensure_ascii=False)})
-    # src/backend/openai.rs `chat_body`: model, messages, temperature, seed,
+    # src/ask/backend/openai.rs `chat_body`: model, messages, temperature, seed,
     # max_tokens (num_predict). promptfoo's openai provider sends the same
     # fields (and no `stream`, whose default is false).
     provider_config = {

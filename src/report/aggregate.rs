@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::case::{ApiFailure, CaseRecord, Verdict};
 
-use super::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary, stats};
+use super::stats::{self, pass_at_k_over_questions, round_to};
+use super::summary::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
 
 /// The not-evaluated reason of a prompt that did not fit the context window;
 /// `truncated_prompts` counts it.
@@ -189,11 +190,6 @@ pub(crate) fn percent(correct: usize, total: usize) -> Option<f64> {
     (total > 0).then(|| round_to(correct as f64 * 100.0 / total as f64, 1))
 }
 
-pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
-    let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale
-}
-
 fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let accuracy = percent(t.correct, t.evaluated);
     let avg_execution_time = (t.executed > 0).then(|| round_to(t.exec_secs / t.executed as f64, 2));
@@ -204,7 +200,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let not_evaluated = not_evaluated_reasons.values().sum();
     let threshold = info.thresholds.get(name).copied();
     let outcomes = t.outcomes();
-    let pass_at_k = pass_at_k(
+    let pass_at_k = pass_at_k_over_questions(
         &outcomes.values().copied().collect::<Vec<_>>(),
         &info.pass_at_k,
     );
@@ -340,7 +336,7 @@ fn best_prompt(
 
 /// The exact McNemar test of the best prompt against the runner-up over
 /// the cases both evaluated (same question, same round).
-fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
+fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::summary::Comparison {
     let (mut shared, mut only_best, mut only_other) = (0, 0, 0);
     for (cell, &passed) in &best.cells {
         let Some(&other_passed) = other.cells.get(cell) else {
@@ -354,7 +350,7 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
         }
     }
     let p_value = stats::mcnemar_exact(only_best, only_other);
-    super::Comparison {
+    super::summary::Comparison {
         runner_up: runner_up.to_string(),
         shared_cases: shared,
         only_best_passed: only_best,
@@ -366,39 +362,6 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::Comparison {
 
 /// The level below which a difference is called more than noise.
 const SIGNIFICANCE: f64 = 0.05;
-
-/// pass@k for each k and its 95 % interval.
-pub(crate) struct PassAtK {
-    pub values: BTreeMap<String, f64>,
-    pub intervals: BTreeMap<String, [f64; 2]>,
-}
-
-/// pass@k averaged over questions, each question's n being its evaluated
-/// rounds x samples; a k is reported only when every question has at least
-/// k. Its interval is a bootstrap over questions (attempts of one question
-/// are not independent, so a pooled binomial interval would be too narrow).
-pub(crate) fn pass_at_k(outcomes: &[(usize, usize)], ks: &[usize]) -> PassAtK {
-    let mut out = PassAtK {
-        values: BTreeMap::new(),
-        intervals: BTreeMap::new(),
-    };
-    for &k in ks {
-        let per_question: Option<Vec<f64>> = outcomes
-            .iter()
-            .map(|&(passed, failed)| stats::pass_at_k(passed + failed, passed, k))
-            .collect();
-        let Some(values) = per_question.filter(|v| !v.is_empty()) else {
-            continue;
-        };
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
-        out.values.insert(format!("pass@{k}"), round_to(mean, 4));
-        if let Some((lo, hi)) = stats::bootstrap_mean(&values) {
-            out.intervals
-                .insert(format!("pass@{k}"), [round_to(lo, 4), round_to(hi, 4)]);
-        }
-    }
-    out
-}
 
 /// The failure verdicts, in the order columns show them.
 pub(crate) fn failure_verdicts() -> impl Iterator<Item = Verdict> {

@@ -14,9 +14,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::round_to;
-use super::stats;
-use crate::variants::{Strategy, Variant};
+use super::stats::{self, round_to};
+use crate::suite::variants::{Strategy, Variant};
 
 /// Below this p-value (or with a 95 % interval excluding 0) a difference is
 /// more than noise.
@@ -130,7 +129,7 @@ pub fn partial_order<'a>(
             .collect();
         let mean = rates.iter().sum::<f64>() / rates.len() as f64;
         let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
-        let pass_at_k = super::aggregate::pass_at_k(&outcomes, ks);
+        let pass_at_k = stats::pass_at_k_over_questions(&outcomes, ks);
         Some(Point {
             pass_at_k: pass_at_k.values,
             pass_at_k_interval: pass_at_k.intervals,
@@ -241,7 +240,7 @@ fn violations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::Strategy::*;
+    use crate::suite::variants::Strategy::*;
 
     fn variant(of: &str, strategy: Strategy, level: Option<f64>, sample: Option<u32>) -> Variant {
         serde_json::from_value(serde_json::json!({

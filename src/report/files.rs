@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::case::CaseRecord;
 
 use super::aggregate::failure_verdicts;
-use super::{PromptGroup, RunInfo, Summary};
+use super::summary::{PromptGroup, RunInfo, Summary};
 
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.

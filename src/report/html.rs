@@ -18,7 +18,7 @@ use crate::case::CaseRecord;
 
 use super::aggregate::failure_verdicts;
 use super::python::case_file_name;
-use super::{PromptGroup, RunInfo, Summary};
+use super::summary::{PromptGroup, RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "quick_view.html";
 const TEMPLATE: &str = include_str!("quick_view.html");

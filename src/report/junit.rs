@@ -12,7 +12,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::case::{CaseRecord, Verdict};
 
-use super::RunInfo;
+use super::summary::RunInfo;
 
 /// Characters of expected or actual text kept in a failure: a CI view
 /// shows the start; the run folder has all of it.

@@ -5,6 +5,8 @@
 //! one prompt beats another on the same cases by more than noise, and
 //! Fisher's exact test for two unpaired proportions.
 
+use std::collections::BTreeMap;
+
 /// z for a two-sided 95 % interval.
 const Z95: f64 = 1.959_963_984_540_054;
 
@@ -115,6 +117,44 @@ pub fn fisher_exact(a: usize, n_a: usize, b: usize, n_b: usize) -> f64 {
 
 fn ln_factorial(n: usize) -> f64 {
     (2..=n).map(|i| (i as f64).ln()).sum()
+}
+
+pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+/// pass@k for each k and its 95 % interval.
+pub(crate) struct PassAtK {
+    pub values: BTreeMap<String, f64>,
+    pub intervals: BTreeMap<String, [f64; 2]>,
+}
+
+/// pass@k averaged over questions, each question's n being its evaluated
+/// rounds x samples; a k is reported only when every question has at least
+/// k. Its interval is a bootstrap over questions (attempts of one question
+/// are not independent, so a pooled binomial interval would be too narrow).
+pub(crate) fn pass_at_k_over_questions(outcomes: &[(usize, usize)], ks: &[usize]) -> PassAtK {
+    let mut out = PassAtK {
+        values: BTreeMap::new(),
+        intervals: BTreeMap::new(),
+    };
+    for &k in ks {
+        let per_question: Option<Vec<f64>> = outcomes
+            .iter()
+            .map(|&(passed, failed)| pass_at_k(passed + failed, passed, k))
+            .collect();
+        let Some(values) = per_question.filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        out.values.insert(format!("pass@{k}"), round_to(mean, 4));
+        if let Some((lo, hi)) = bootstrap_mean(&values) {
+            out.intervals
+                .insert(format!("pass@{k}"), [round_to(lo, 4), round_to(hi, 4)]);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::Summary;
+use super::summary::Summary;
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
-pub fn markdown(summary: &Summary, gate: Option<&crate::gate::GateReport>) -> String {
+pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
     let mut out = format!("## prompteval · {}\n\n", summary.test_id);
     out.push_str(&format!(
         "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",

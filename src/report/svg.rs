@@ -193,7 +193,7 @@ pub(crate) fn colour(verdict: &str) -> &'static str {
     }
 }
 
-pub(crate) fn overview(summary: &super::Summary) -> Overview {
+pub(crate) fn overview(summary: &super::summary::Summary) -> Overview {
     let x_of = |percent: f64| round2(LABEL + percent.clamp(0.0, 100.0) / 100.0 * BAR);
     let stack_x = LABEL + BAR + 40.0;
     let rows = summary

@@ -3,7 +3,7 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::Summary;
+use super::summary::Summary;
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
@@ -232,7 +232,7 @@ fn best_line(summary: &Summary) -> String {
 /// Suite text must not drive the terminal: escape sequences and other
 /// control characters are shown as `?`.
 /// Whether the best prompt beats the runner-up by more than noise, in words.
-pub(crate) fn versus_text(v: &super::Comparison) -> String {
+pub(crate) fn versus_text(v: &super::summary::Comparison) -> String {
     let test = format!(
         "exact McNemar p = {} over {} shared cases: {} passed only with the best, {} only with {}",
         v.p_value, v.shared_cases, v.only_best_passed, v.only_runner_up_passed, v.runner_up

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::config::ConfigError;
-use crate::sandbox::SandboxError;
+use crate::execute::sandbox::SandboxError;
 use crate::suite::SuiteError;
 
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::SetupError;
+use super::error::SetupError;
 use crate::case::{CaseId, Unevaluated};
 
 const MANIFEST: &str = "run.json";
@@ -24,7 +24,7 @@ pub struct RunManifest {
     pub samples: u32,
     /// `PROMPTEVAL_SHARD`: which part of a larger run this is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::plan::shard::Shard>,
     pub backend: String,
     pub endpoint: String,
     /// The cases the run set out to evaluate.

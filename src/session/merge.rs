@@ -9,13 +9,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::SetupError;
+use super::error::SetupError;
 use super::folder::{RunManifest, read_manifest, write_manifest};
 use crate::report::{self, RunInfo, Summary};
 
 /// The report's inputs, stored by every finished run.
 pub const RUN_INFO: &str = "run_info.json";
-const JOURNAL: &str = crate::journal::FILE_NAME;
+const JOURNAL: &str = crate::record::journal::FILE_NAME;
 const VARIANTS: &str = super::variants::STORED;
 
 struct Part {

@@ -12,6 +12,8 @@
 mod error;
 mod folder;
 pub mod merge;
+pub mod pipeline;
+pub mod schedule;
 mod source;
 mod variants;
 
@@ -25,20 +27,21 @@ use std::time::Instant;
 pub use error::SetupError;
 use folder::RunManifest;
 
-use crate::backend::replay::Mismatch;
-use crate::cache::ResponseCache;
+use crate::ask::backend::replay::Mismatch;
+use crate::ask::cache::ResponseCache;
+use crate::ask::history::HistoryEntry;
+use crate::ask::snapshot::SnapshotStore;
 use crate::case::{CaseId, ChainId, SnapshotState, Unevaluated, Verdict};
 use crate::config::{Config, Env};
-use crate::history::HistoryEntry;
-use crate::journal::{self, Journal};
-use crate::output::{Event, Output};
+use crate::execute::sandbox::Sandbox;
+use crate::plan;
+use crate::record::journal::{self, Journal};
+use crate::report::gate;
 use crate::report::{self, RunInfo};
-use crate::run::{Pipeline, Recorder, trial_outcome_of};
-use crate::sandbox::Sandbox;
-use crate::schedule::{Pools, Scheduler, TrialOutcome};
-use crate::snapshot::SnapshotStore;
+use crate::session::pipeline::{Pipeline, Recorder, trial_outcome_of};
+use crate::session::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::suite::Suite;
-use crate::{gate, plan};
+use crate::terminal::output::{Event, Output};
 
 /// What the run is about, before anything is started.
 pub struct Plan {
@@ -49,7 +52,7 @@ pub struct Plan {
     /// The interrupted run being finished, if any.
     pub resume: Option<Resume>,
     /// `PROMPTEVAL_SHARD=k/n`: this run is one part of a larger one.
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<crate::plan::shard::Shard>,
     /// The run settings the suite set, each with where its value came from.
     pub suite_settings: Vec<String>,
 }
@@ -117,8 +120,10 @@ impl Plan {
         // the chains.
         let shard = match &manifest {
             Some(m) => m.shard,
-            None => crate::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())
-                .map_err(SetupError::Setting)?,
+            None => {
+                crate::plan::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())
+                    .map_err(SetupError::Setting)?
+            }
         };
         let planned = match (shard, &manifest) {
             (Some(shard), None) => shard.select(planned),
@@ -327,7 +332,7 @@ impl Session {
             settings: &suite_settings,
         });
         let sandbox = Sandbox::new(&config.sandbox)?;
-        let shapes = crate::program::Shapes::check(sandbox.python(), &suite)?;
+        let shapes = crate::execute::program::Shapes::check(sandbox.python(), &suite)?;
         let plain = shapes.plain_language(&suite);
         if plain > 0 {
             tracing::info!(
@@ -346,10 +351,10 @@ impl Session {
             .unwrap_or_default();
         let already_finished = resume.as_ref().map_or(0, |r| r.finished.len());
         let retried = resume.as_ref().and_then(|r| r.retried.clone());
-        let cache = open_cache(&config);
+        let cache = source::open_cache(&config);
         let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
         let server_window = source.backend.window();
-        for warning in crate::window::warnings(
+        for warning in crate::ask::window::warnings(
             &config,
             &suite,
             &source.runnable,
@@ -471,7 +476,7 @@ impl Session {
             journal,
             recorder,
             history_fitted: Default::default(),
-            progress: crate::progress::Progress::new(
+            progress: crate::terminal::progress::Progress::new(
                 source.runnable.len(),
                 std::env::var("PROMPTEVAL_PROGRESS").ok().as_deref(),
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -668,29 +673,12 @@ fn store_run_info(dir: &Path, info: &RunInfo) -> Result<(), SetupError> {
 /// and for a resume to ask exactly the same prompts.
 fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
     let path = dir.join(variants::STORED);
-    report::write_json(&path, &crate::variants::store::to_json(suite)).map_err(|e| {
+    report::write_json(&path, &crate::suite::variants::store::to_json(suite)).map_err(|e| {
         SetupError::Folder {
             path,
             message: format!("cannot store the prompt variants: {e}"),
         }
     })
-}
-
-/// The response cache, unless it is off or its folder cannot be used (then
-/// the run goes on without it, and says so).
-fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
-    if !config.cache {
-        return None;
-    }
-    let var = |name| std::env::var(name).ok();
-    let dir = ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())?;
-    match ResponseCache::open(&dir) {
-        Ok(cache) => Some(Arc::new(cache)),
-        Err(e) => {
-            tracing::warn!(cache = %dir.display(), "the response cache is off: cannot create its folder: {e}; set XDG_CACHE_HOME to a writable folder, or PROMPTEVAL_CACHE=off");
-            None
-        }
-    }
 }
 
 fn snapshot_counts(located: &[journal::Located]) -> (usize, usize) {

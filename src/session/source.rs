@@ -6,19 +6,19 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::SetupError;
-use crate::backend::Backend;
-use crate::backend::ollama::Ollama;
-use crate::backend::openai::{OpenAi, api_key_from_env};
-use crate::backend::pool::{Member, Pool};
-use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
-use crate::cache::{CachedBackend, ResponseCache};
+use super::error::SetupError;
+use crate::ask::backend::Backend;
+use crate::ask::backend::ollama::Ollama;
+use crate::ask::backend::openai::{OpenAi, api_key_from_env};
+use crate::ask::backend::pool::{Member, Pool};
+use crate::ask::backend::replay::{Mismatch, Replay, unmatched_lines};
+use crate::ask::cache::{CachedBackend, ResponseCache};
+use crate::ask::history::HistoryEntry;
+use crate::ask::snapshot::SnapshotStore;
 use crate::case::{CaseId, ChainId};
 use crate::config::{BackendKind, Config};
-use crate::history::HistoryEntry;
-use crate::output::{Event, Output};
-use crate::snapshot::SnapshotStore;
 use crate::suite::Suite;
+use crate::terminal::output::{Event, Output};
 
 /// The chosen backend and what it can answer.
 pub struct Source {
@@ -123,7 +123,9 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
     let replay_or = |why: String, explicit: bool, no_server: Option<&str>| {
         if store.count() > 0 {
             return Ok(Chosen::Replay {
-                replay: Replay::new(store.clone()),
+                replay: Replay::new(store.clone(), |reply| {
+                    crate::execute::extract::extract(reply).code
+                }),
                 explicit,
                 why,
             });
@@ -243,4 +245,22 @@ fn announce(b: &Replay, model: &str, why: &str, out: &Output) {
         dir: b.store().dir(),
         origin: &origin,
     });
+}
+
+/// The response cache, when harness.toml keeps one and its folder can be made.
+/// The response cache, unless it is off or its folder cannot be used (then
+/// the run goes on without it, and says so).
+pub(super) fn open_cache(config: &Config) -> Option<Arc<ResponseCache>> {
+    if !config.cache {
+        return None;
+    }
+    let var = |name| std::env::var(name).ok();
+    let dir = ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())?;
+    match ResponseCache::open(&dir) {
+        Ok(cache) => Some(Arc::new(cache)),
+        Err(e) => {
+            tracing::warn!(cache = %dir.display(), "the response cache is off: cannot create its folder: {e}; set XDG_CACHE_HOME to a writable folder, or PROMPTEVAL_CACHE=off");
+            None
+        }
+    }
 }

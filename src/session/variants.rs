@@ -4,14 +4,15 @@
 
 use std::path::Path;
 
-use super::{SetupError, open_cache};
-use crate::backend::Backend;
-use crate::cache::CachedBackend;
+use super::error::SetupError;
+use super::source::open_cache;
+use crate::ask::backend::Backend;
+use crate::ask::cache::CachedBackend;
+use crate::ask::variant_writer::LlmWriter;
 use crate::config::{BackendKind, Config};
+use crate::suite::variants::parts::Parts;
+use crate::suite::variants::{self, Writer};
 use crate::suite::{Question, Suite, SuiteError};
-use crate::variants::parts::Parts;
-use crate::variants::writer::LlmWriter;
-use crate::variants::{self, Writer};
 
 /// Seconds a written text may take by default: p_top runs to hundreds of
 /// tokens, at tens of tokens per second on a CPU.

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use libtest_mimic::{Arguments, Completion, Trial};
 
 /// Whether this is a CI run: the harness's own rule.
-pub use prompteval::console::in_ci as under_ci;
+pub use prompteval::terminal::console::in_ci as under_ci;
 
 /// A test that needs nothing beyond the machine the suite always needs.
 pub fn plain(name: &str, test: fn()) -> Trial {

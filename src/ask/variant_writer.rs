@@ -1,0 +1,204 @@
+//! The model that writes what the variants need and the suite lacks: p_top
+//! from the reference solution with the paper's Appendix B prompt
+//! (temperature 0.7, as the paper), and the summaries of p_top (temperature
+//! 0.2, as the paper). It may be another server than the model under test
+//! (`[variants.writer]`); its replies go through the response cache, and
+//! what it wrote is stored in the run folder for review.
+
+use std::sync::OnceLock;
+
+use crate::ask::backend::{Backend, ChatRequest, Message};
+use crate::case::CaseId;
+use crate::config::LlmConfig;
+use crate::suite::Question;
+use crate::suite::variants::Writer;
+use crate::suite::variants::parts::Parts;
+
+/// Appendix B's system prompt, for Python.
+pub const APPENDIX_B_SYSTEM: &str = "You are an expert in Python. The user will provide a code snippet, and the code snippet will contain a function whose name starts with **correct**. You should produce a description of that specific function as a hint for how to implement it. You should only describe the function itself (not the surrounding code), and refer to it as \"the function\" or \"the function provided,\" never by its actual name. If the implementation requires helper functions, your description should still be self-contained.\nYou should describe the function step by step, and include all the details of the function.";
+
+/// For a question that is not a function: the same request in words that fit.
+const PLAIN_SYSTEM: &str = "You are an expert in Python. The user will provide a task and a program that solves it. You should produce a description of how the program solves the task, as a hint for how to implement it. Describe it step by step and include all the details, without quoting the program.";
+
+const SUMMARY_SYSTEM: &str = "You condense descriptions of Python functions.";
+
+/// The paper's sampling temperatures (Appendix A).
+const P_TOP_TEMPERATURE: f64 = 0.7;
+const SUMMARY_TEMPERATURE: f64 = 0.2;
+
+/// Opens the writer's server on first use: a suite that gives every text
+/// never contacts it.
+pub type Connect = Box<dyn Fn() -> Result<Box<dyn Backend>, String> + Send + Sync>;
+
+pub struct LlmWriter {
+    model: String,
+    options: LlmConfig,
+    connect: Connect,
+    backend: OnceLock<Result<Box<dyn Backend>, String>>,
+}
+
+impl LlmWriter {
+    pub fn new(model: &str, options: LlmConfig, connect: Connect) -> LlmWriter {
+        LlmWriter {
+            model: model.to_string(),
+            options,
+            connect,
+            backend: OnceLock::new(),
+        }
+    }
+
+    fn ask(
+        &self,
+        q: &Question,
+        what: &str,
+        system: &str,
+        user: String,
+        temperature: f64,
+    ) -> Result<String, String> {
+        let backend = self
+            .backend
+            .get_or_init(|| (self.connect)())
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let case = CaseId {
+            prompt: "variants-writer".into(),
+            question: q.index,
+            question_id: format!("{}.{what}", q.id),
+            round: 1,
+            sample: None,
+        };
+        let request = ChatRequest {
+            model: self.model.clone(),
+            messages: vec![Message::system(system), Message::user(user)],
+            options: LlmConfig {
+                temperature,
+                system_prompt: None,
+                ..self.options.clone()
+            },
+        };
+        let reply = backend
+            .chat(&case, &request)
+            .map_err(|e| format!("the writer model {} failed: {}", self.model, e.message))?;
+        let mut text = clean(&reply.content);
+        // The snippet's `correct_` name is ours, not the problem's: a
+        // writer that repeats it would point the model at a function the
+        // tests never call.
+        if let Some(entry) = &q.entry_point {
+            text = text.replace(&format!("correct_{entry}"), entry);
+        }
+        if text.is_empty() {
+            return Err(format!(
+                "the writer model {} replied with nothing",
+                self.model
+            ));
+        }
+        Ok(text)
+    }
+}
+
+impl Writer for LlmWriter {
+    fn p_top(&self, q: &Question, parts: &Parts) -> Result<String, String> {
+        let Some(reference) = &q.reference else {
+            return Err("it has neither `p_top` nor a `reference` solution for the writer model to describe; add one of them to the suite".into());
+        };
+        let (system, user) = match &q.entry_point {
+            Some(entry) if parts.is_function() => (
+                APPENDIX_B_SYSTEM,
+                snippet(&q.question, parts, entry, reference),
+            ),
+            _ => (
+                PLAIN_SYSTEM,
+                format!(
+                    "Task:\n{}\n\nProgram:\n```python\n{reference}\n```",
+                    q.question
+                ),
+            ),
+        };
+        self.ask(q, "p_top", system, user, P_TOP_TEMPERATURE)
+    }
+
+    fn summary(&self, q: &Question, p_top: &str, words: u32) -> Result<String, String> {
+        let user = format!(
+            "Summarize the following description of a function in at most {words} words. Keep what is needed to implement it, refer to it as \"the function\", and reply with the summary only.\n\nDescription:\n{p_top}"
+        );
+        self.ask(
+            q,
+            &format!("summary_{words}w"),
+            SUMMARY_SYSTEM,
+            user,
+            SUMMARY_TEMPERATURE,
+        )
+    }
+}
+
+/// Appendix B's code snippet: the original prompt and its solution, the
+/// function renamed `correct_<name>`.
+pub fn snippet(question: &str, parts: &Parts, entry: &str, reference: &str) -> String {
+    let renamed = |text: &str| {
+        regex::Regex::new(&format!(r"\bdef(\s+){entry}(\s*)\("))
+            .map(|re| {
+                re.replace_all(text, format!("def${{1}}correct_{entry}${{2}}("))
+                    .into_owned()
+            })
+            .unwrap_or_else(|_| text.to_string())
+    };
+    let whole_function = reference.contains(&format!("def {entry}"));
+    if whole_function {
+        format!("{}{}", parts.preamble, renamed(reference))
+    } else {
+        format!("{}{reference}", renamed(question))
+    }
+}
+
+/// The reply without a reasoning block or a fence around all of it.
+fn clean(reply: &str) -> String {
+    let mut text = reply.trim();
+    if let Some(end) = text.find("</think>") {
+        text = text[end + "</think>".len()..].trim();
+    }
+    if text.starts_with("```") && text.ends_with("```") && text.len() > 6 {
+        let inner = &text[3..text.len() - 3];
+        text = inner
+            .split_once('\n')
+            .map_or(inner, |(_, rest)| rest)
+            .trim();
+    }
+    text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_snippet_is_the_prompt_and_solution_with_the_function_renamed() {
+        let question = "import math\n\n\ndef area(r):\n    \"\"\"Area.\"\"\"\n";
+        let parts = Parts::of(question, Some("area"));
+        assert_eq!(
+            snippet(question, &parts, "area", "    return math.pi * r * r\n"),
+            "import math\n\n\ndef correct_area(r):\n    \"\"\"Area.\"\"\"\n    return math.pi * r * r\n"
+        );
+        assert_eq!(
+            snippet(
+                question,
+                &parts,
+                "area",
+                "def area(r):\n    return 3 * r * r\n"
+            ),
+            "import math\n\n\ndef correct_area(r):\n    return 3 * r * r\n"
+        );
+    }
+
+    #[test]
+    fn replies_lose_reasoning_and_an_outer_fence() {
+        assert_eq!(
+            clean("<think>hmm</think>\n\nThe function adds."),
+            "The function adds."
+        );
+        assert_eq!(
+            clean("```markdown\nStep 1.\n\nStep 2.\n```"),
+            "Step 1.\n\nStep 2."
+        );
+        assert_eq!(clean("  plain  "), "plain");
+    }
+}

@@ -1,0 +1,332 @@
+//! The context window, checked before the first case where it is known:
+//! the `num_ctx` the harness sends to Ollama, or the window llama-server
+//! reports at `/props`. A prompt the server cuts (Ollama) or refuses
+//! (llama-server) is not evaluated; this says so before the run, with the
+//! setting to change, instead of after hours of it.
+
+use std::collections::HashSet;
+
+use crate::ask::backend::{ChatRequest, ServerWindow};
+use crate::ask::request::{self, estimate_messages, prompt_room};
+use crate::case::CaseId;
+use crate::config::Config;
+use crate::suite::Suite;
+
+/// Warnings about the window for the cases about to run, one line each,
+/// each naming the setting that fixes it.
+pub fn warnings(
+    config: &Config,
+    suite: &Suite,
+    cases: &[CaseId],
+    backend: &str,
+    server: &ServerWindow,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let (window, raise) = match backend {
+        "ollama" => match config.llm.num_ctx {
+            Some(n) => (n, "llm.num_ctx"),
+            None => {
+                out.push(
+                    "llm.num_ctx is not set: Ollama uses its own default window and cuts longer \
+                     prompts without a word, so cut prompts cannot be detected; set llm.num_ctx"
+                        .into(),
+                );
+                return out;
+            }
+        },
+        "openai" => {
+            if server.ollama_behind_openai {
+                out.push(
+                    "this OpenAI endpoint is an Ollama's: it does not apply llm.num_ctx and cuts \
+                     prompts beyond the model's default window without a word, so their \
+                     verdicts would be about prompts nobody wrote; use backend = \"ollama\" \
+                     (OLLAMA_HOST) so the window is set and cut prompts are detected"
+                        .into(),
+                );
+            }
+            let Some(tokens) = server.tokens else {
+                return out;
+            };
+            if config.history.fit_window
+                && let Some(fitted) = config.llm.num_ctx
+                && fitted > tokens
+            {
+                out.push(format!(
+                    "the server's window is {tokens} tokens per request (llama-server: -c divided \
+                     by -np) but the history is fitted to llm.num_ctx = {fitted}: set \
+                     llm.num_ctx = {tokens} so chain prompts stay inside the window"
+                ));
+            }
+            (tokens, "the server's window (llama-server -c, per slot)")
+        }
+        _ => return out,
+    };
+    let reply = config.llm.num_predict.unwrap_or(0) as usize;
+    let room = prompt_room(window as usize, config);
+    let mut seen = HashSet::new();
+    let (mut over, mut largest) = (0usize, 0usize);
+    for case in cases {
+        if !seen.insert((case.prompt.as_str(), case.question)) {
+            continue;
+        }
+        let (Some(prompt), Some(question)) = (
+            suite.prompt(&case.prompt),
+            suite.questions.get(case.question - 1),
+        ) else {
+            continue;
+        };
+        // The case's request as it will be sent, before any history.
+        let first = request::build(
+            config,
+            &config.model,
+            suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
+            &prompt.template,
+            &question.question,
+            &[],
+            case.sample_index(),
+        );
+        let tokens = estimate_messages(&first.request.messages);
+        if tokens > room {
+            over += 1;
+            largest = largest.max(tokens);
+        }
+    }
+    if over > 0 {
+        out.push(format!(
+            "{over} prompt(s) are about {largest} tokens (estimated) before any history, more \
+             than the {window}-token window leaves after {reply} for the reply \
+             (llm.num_predict): the server will cut or refuse them and they will not be \
+             evaluated; raise {raise} or lower llm.num_predict"
+        ));
+    }
+    out
+}
+
+/// Whether a server that answered cut the prompt first, told from its own
+/// count of the prompt's tokens (`prompt_eval_count`, `usage.prompt_tokens`),
+/// with one line that says how it was seen and what to change. Ollama cuts
+/// without a word, in one of two ways by runner (see DESIGN.md):
+///
+/// - its Go runner keeps the last `num_ctx` tokens: the count reaches the
+///   window;
+/// - its llama.cpp-based runner keeps about half the window: the count is
+///   `num_ctx / 2 + 2`, far below the prompt's size.
+///
+/// Either way the model never saw the prompt whole, so its reply is not a
+/// measurement of the prompt. `window` is the `num_ctx` the request set
+/// (none for an OpenAI endpoint, which does not apply it).
+pub fn cut_prompt(
+    prompt_tokens: u64,
+    request: &ChatRequest,
+    window: Option<u32>,
+) -> Option<String> {
+    let chars: usize = request
+        .messages
+        .iter()
+        .map(|m| m.content.chars().count())
+        .sum();
+    // No tokenizer packs more than 6 characters of a prompt into a token on
+    // average (code and English: 3 to 4.5; CJK: 1 to 1.5), and the count
+    // also holds the chat template's own tokens: a count below this bound
+    // is of a prompt the server did not read whole.
+    let floor = (chars / SAFE_CHARS_PER_TOKEN) as u64;
+    let how = match window.map(u64::from) {
+        Some(n) if prompt_tokens >= n => format!(
+            "the prompt filled the context window (prompt_eval_count {prompt_tokens} >= num_ctx {n}), \
+             so the server kept only its end"
+        ),
+        _ if prompt_tokens < floor => format!(
+            "the server counted {prompt_tokens} prompt tokens for a prompt of {chars} characters \
+             (at least {floor} tokens), so it kept only part of it"
+        ),
+        // The llama.cpp runner's signature, for prompts whose characters
+        // alone do not prove the cut (CJK text, 1 to 1.5 characters a
+        // token): exactly half the window plus its 2 kept tokens, for a
+        // prompt estimated beyond the window.
+        Some(n)
+            if prompt_tokens == n / 2 + 2 && estimate_messages(&request.messages) as u64 > n =>
+        {
+            format!(
+                "the server counted {prompt_tokens} prompt tokens, half the {n}-token window, for \
+                 a prompt of about {} tokens (estimated): Ollama's llama.cpp runner keeps half \
+                 the window of a prompt that does not fit",
+                estimate_messages(&request.messages)
+            )
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "{how}; the model never saw the whole prompt: raise llm.num_ctx (and the server's \
+         window), keep history.fit_window = true, or lower history.max_entries / \
+         history.max_chars"
+    ))
+}
+
+/// Characters per token that no real tokenizer exceeds on average.
+const SAFE_CHARS_PER_TOKEN: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Prompt, Question};
+
+    fn suite(question: &str) -> Suite {
+        Suite {
+            path: "s.json".into(),
+            prompts: vec![Prompt {
+                name: "p".into(),
+                template: "Solve: {question}".into(),
+                system_prompt: None,
+            }],
+            questions: vec![Question {
+                index: 1,
+                id: "q1".into(),
+                kind: None,
+                question: question.into(),
+                answer: "1".into(),
+                matcher: crate::suite::Match::Exact,
+                tests: None,
+                entry_point: None,
+                reference: None,
+                p_top: None,
+                variant: None,
+            }],
+            system_prompt: None,
+            name: None,
+            settings: Default::default(),
+        }
+    }
+
+    fn case() -> CaseId {
+        CaseId {
+            prompt: "p".into(),
+            question: 1,
+            question_id: "q1".into(),
+            round: 1,
+            sample: None,
+        }
+    }
+
+    fn config(num_ctx: Option<u32>, num_predict: u32) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Config::load(&[("X", "")], dir.path()).unwrap();
+        c.llm.num_ctx = num_ctx;
+        c.llm.num_predict = Some(num_predict);
+        c
+    }
+
+    #[test]
+    fn a_question_beyond_the_window_is_named_with_the_setting_to_raise() {
+        let long = "word ".repeat(2000);
+        let w = warnings(
+            &config(Some(1024), 256),
+            &suite(&long),
+            &[case(), case()],
+            "ollama",
+            &ServerWindow::default(),
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("1 prompt(s)"), "{w:?}");
+        assert!(w[0].contains("raise llm.num_ctx"), "{w:?}");
+        let short = warnings(
+            &config(Some(1024), 256),
+            &suite("print 1"),
+            &[case()],
+            "ollama",
+            &ServerWindow::default(),
+        );
+        assert!(short.is_empty(), "{short:?}");
+    }
+
+    #[test]
+    fn llama_servers_window_is_checked_and_ollamas_openai_endpoint_named() {
+        let server = ServerWindow {
+            tokens: Some(512),
+            ollama_behind_openai: false,
+        };
+        let w = warnings(
+            &config(Some(4096), 128),
+            &suite(&"x ".repeat(1000)),
+            &[case()],
+            "openai",
+            &server,
+        );
+        assert!(w[0].contains("set llm.num_ctx = 512"), "{w:?}");
+        assert!(w[1].contains("512-token window"), "{w:?}");
+        let ollama = ServerWindow {
+            tokens: None,
+            ollama_behind_openai: true,
+        };
+        let w = warnings(
+            &config(Some(4096), 128),
+            &suite("print 1"),
+            &[case()],
+            "openai",
+            &ollama,
+        );
+        assert!(w[0].contains("use backend = \"ollama\""), "{w:?}");
+        assert!(
+            warnings(
+                &config(None, 128),
+                &suite("x"),
+                &[case()],
+                "replay",
+                &ServerWindow::default()
+            )
+            .is_empty()
+        );
+    }
+
+    fn request_of(chars: usize) -> ChatRequest {
+        ChatRequest {
+            model: "m".into(),
+            messages: vec![crate::ask::backend::Message::user(
+                "x = 1\n".repeat(chars / 6),
+            )],
+            options: Default::default(),
+        }
+    }
+
+    #[test]
+    fn both_ways_ollama_cuts_a_prompt_are_seen() {
+        // 24,000 characters of code: about 6,000 tokens, beyond a 4,096 window.
+        let long = request_of(24_000);
+        // Go runner: the count stops at the window.
+        let go = cut_prompt(4096, &long, Some(4096)).unwrap();
+        assert!(go.contains("filled the context window"), "{go}");
+        // llama.cpp runner: half the window plus 2.
+        let half = cut_prompt(2050, &long, Some(4096)).unwrap();
+        assert!(half.contains("kept only part of it"), "{half}");
+        assert!(half.contains("raise llm.num_ctx"), "{half}");
+        // The half-window signature when the characters alone prove nothing.
+        let dense = ChatRequest {
+            messages: vec![crate::ask::backend::Message::user(
+                "之前的學習經驗".repeat(600),
+            )],
+            ..request_of(0)
+        };
+        let sig = cut_prompt(2050, &dense, Some(4096)).unwrap();
+        assert!(sig.contains("llama.cpp runner"), "{sig}");
+        // The same cut behind Ollama's OpenAI endpoint (no num_ctx applied).
+        assert!(cut_prompt(2050, &long, None).is_some());
+    }
+
+    #[test]
+    fn honest_counts_are_not_taken_for_cuts() {
+        let short = request_of(6000);
+        for count in [1001, 1500, 2000] {
+            assert_eq!(cut_prompt(count, &short, Some(4096)), None, "{count}");
+        }
+        // A CJK prompt counted at 4 characters a token (as scripted servers do).
+        let cjk = ChatRequest {
+            messages: vec![crate::ask::backend::Message::user(
+                "之前的學習經驗".repeat(500),
+            )],
+            ..request_of(0)
+        };
+        assert_eq!(cut_prompt(3500 / 4 + 1, &cjk, Some(4096)), None);
+        // A prompt of about half the window that fits is not the signature.
+        let half = request_of(8200);
+        assert_eq!(cut_prompt(2050, &half, Some(4096)), None);
+    }
+}

@@ -1,0 +1,708 @@
+//! A fork server per execution slot: the slot's pids cgroup is joined, its
+//! Landlock ruleset built and the interpreter's arguments prepared once, and
+//! every case is a fork of the server into fresh namespaces.
+//!
+//! Why: on cgroup v1, moving a process into a cgroup waits for an RCU grace
+//! period (about 9 ms per case here, measured with strace), and a ruleset
+//! opens some twenty paths (about 2 ms); that was most of what the sandbox
+//! cost over the bare interpreter. A process forked by a member of a cgroup
+//! is born in it, so a server that joined once pays it once.
+//!
+//! Every case starts from the same clean state: the server never runs case
+//! code. A case is a fork of it that unshares user, pid, mount and IPC
+//! namespaces (the network namespace, empty, is the server's: see
+//! `isolate::enter_slot_network`), binds the slot folder read-only, mounts a fresh tmpfs on
+//! `slot/case`, writes main.py there and execs the interpreter as pid 2 under
+//! a reaper, as the per-case path in isolate.rs does. What a case leaves
+//! behind dies with its pid namespace, and its files with its tmpfs.
+//!
+//! The server is a fork of the multi-threaded harness, so after the fork it
+//! makes only async-signal-safe calls on data prepared before it, like the
+//! child of `Command::pre_exec`. It exits when the harness closes its socket
+//! (also when the harness dies), and its running case dies with it.
+
+use std::ffi::{CString, OsString};
+use std::fs::File;
+use std::io::{self, IoSlice, IoSliceMut, Read, Write};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rustix::fs::StatVfsMountFlags;
+use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
+};
+use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
+
+use super::cgroup::{self, CaseCgroup, RunCgroup};
+use super::filesystem::{self, FsPolicy};
+use super::host_files::report_pipe;
+use super::isolate::{
+    self, REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS, report_message,
+};
+use super::limits::Limits;
+use super::mode::Mode;
+
+/// Setup steps of a case, as reported in `REPORT_FAILED`.
+const STAGES: &[&str] = &[
+    "joining the pids cgroup",
+    "entering namespaces",
+    "binding the slot folder read-only",
+    "mounting the case tmpfs",
+    "entering the case folder",
+    "writing main.py",
+    "setting rlimits",
+    "starting the reaper",
+    "enforcing landlock",
+    "executing the interpreter",
+    "forking the case",
+    "creating the slot's network namespace",
+];
+const JOIN_CGROUP: i32 = 0;
+const NAMESPACES: i32 = 1;
+const BIND_SLOT: i32 = 2;
+const MOUNT_TMPFS: i32 = 3;
+const ENTER_FOLDER: i32 = 4;
+const WRITE_SCRIPT: i32 = 5;
+const RLIMITS: i32 = 6;
+const REAPER: i32 = 7;
+const LANDLOCK: i32 = 8;
+const EXEC: i32 = 9;
+const FORK: i32 = 10;
+const SLOT_NETWORK: i32 = 11;
+
+/// The server's "ready" message after it joined its cgroup.
+const READY: i32 = 0;
+
+/// How long a server may take to start, and a killed case to vanish.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// What the server needs for every case, in the shape the child uses.
+pub(super) struct ServerSpec<'a> {
+    pub mode: Mode,
+    pub cases: &'a Path,
+    pub cgroup: Option<&'a RunCgroup>,
+    /// pids.max of the slot: the program's processes plus the server, the
+    /// intermediate and the reaper.
+    pub max_tasks: u64,
+    pub policy: &'a FsPolicy,
+    pub python: &'a Path,
+    pub args: &'a [&'a str],
+    /// The program's whole environment, given the case folder.
+    pub env: &'a dyn Fn(&Path) -> Vec<(&'static str, OsString)>,
+    pub tmpfs: CString,
+    pub limits: Limits,
+}
+
+/// The harness's handle on one server.
+pub(super) struct Zygote {
+    pid: libc::pid_t,
+    sock: OwnedFd,
+    pub mode: Mode,
+    /// Removed after the server is gone (field order: dropped after `sock`).
+    _cgroup: Option<CaseCgroup>,
+    _slot: tempfile::TempDir,
+}
+
+/// Why a case could not be run.
+pub(super) enum Failure {
+    /// The server is gone or broken: start another and run the case again.
+    ServerGone(String),
+    /// A setup step of this case failed.
+    Setup(String),
+}
+
+/// How a case ended.
+pub(super) struct Ended {
+    /// The program's wait status, as its reaper reported it.
+    pub status: Option<i32>,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+impl Zygote {
+    pub fn spawn(spec: &ServerSpec) -> Result<Zygote, String> {
+        let slot = tempfile::Builder::new()
+            .prefix("slot-")
+            .tempdir_in(spec.cases)
+            .map_err(|e| format!("cannot create a slot folder: {e}"))?;
+        let case = slot.path().join("case");
+        std::fs::create_dir(&case).map_err(|e| format!("cannot create {}: {e}", case.display()))?;
+        let cgroup = match spec.cgroup.filter(|_| spec.mode.cgroup) {
+            Some(run) => Some(run.case(spec.max_tasks).map_err(|e| {
+                format!(
+                    "cannot create a pids cgroup in {}: {e}",
+                    run.path().display()
+                )
+            })?),
+            None => None,
+        };
+        let ruleset = match spec.mode.landlock {
+            Some(_) => Some(filesystem::build_slot_ruleset(spec.policy, slot.path())?),
+            None => None,
+        };
+        let (ours, theirs) = socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .map_err(|e| format!("cannot create the fork server's socket: {e}"))?;
+        let plan = Plan {
+            sock: theirs,
+            null: File::options()
+                .read(true)
+                .write(true)
+                .open("/dev/null")
+                .map_err(|e| format!("cannot open /dev/null: {e}"))?
+                .into(),
+            cgroup: match &cgroup {
+                Some(c) => Some(c.procs.try_clone().map_err(|e| e.to_string())?),
+                None => None,
+            },
+            ruleset,
+            ids: isolate::id_maps(),
+            slot: c_path(slot.path())?,
+            case: c_path(&case)?,
+            bind_flags: locked_flags(slot.path()),
+            tmpfs: spec.tmpfs.clone(),
+            limits: spec.limits,
+            exec: Exec::new(spec.python, spec.args, &(spec.env)(&case))?,
+        };
+        let pid = isolate::fork().map_err(|e| format!("cannot fork the fork server: {e}"))?;
+        if pid == 0 {
+            serve(plan);
+        }
+        drop(plan);
+        let zygote = Zygote {
+            pid,
+            sock: ours,
+            mode: spec.mode,
+            _cgroup: cgroup,
+            _slot: slot,
+        };
+        zygote.await_ready()?;
+        Ok(zygote)
+    }
+
+    fn await_ready(&self) -> Result<(), String> {
+        let mut msg = [0u8; 8];
+        if !readable(self.sock.as_fd(), Some(Instant::now() + GRACE)) {
+            return Err("the fork server did not start within 5 s".into());
+        }
+        match rustix::net::recv(&self.sock, &mut msg, rustix::net::RecvFlags::empty()) {
+            Ok((8, _)) => match isolate::decode_report(&msg) {
+                (READY, _) => Ok(()),
+                (_, value) => Err(stage_error(value)),
+            },
+            Ok(_) => Err("the fork server exited while starting".into()),
+            Err(e) => Err(format!("the fork server's socket failed: {e}")),
+        }
+    }
+
+    /// Runs `code` in a new case, its output going to `stdout` and `stderr`.
+    pub fn run(
+        &self,
+        code: &str,
+        stdout: &File,
+        stderr: &File,
+        timeout: Duration,
+    ) -> Result<Ended, Failure> {
+        let setup = |e: io::Error| Failure::Setup(format!("cannot prepare the case: {e}"));
+        let script = rustix::fs::memfd_create("main.py", rustix::fs::MemfdFlags::CLOEXEC)
+            .map_err(|e| setup(e.into()))?;
+        File::from(script.try_clone().map_err(setup)?)
+            .write_all(code.as_bytes())
+            .map_err(setup)?;
+        let (pipe, writer) = report_pipe().map_err(|e| Failure::Setup(e.message))?;
+        let fds = [
+            stdout.as_fd(),
+            stderr.as_fd(),
+            script.as_fd(),
+            writer.as_fd(),
+        ];
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        control.push(SendAncillaryMessage::ScmRights(&fds));
+        let started = Instant::now();
+        sendmsg(
+            &self.sock,
+            &[IoSlice::new(b"case")],
+            &mut control,
+            SendFlags::NOSIGNAL,
+        )
+        .map_err(|e| Failure::ServerGone(format!("the fork server is gone: {e}")))?;
+        // Only the case holds the write end now: EOF means it is over.
+        drop(writer);
+        drop(script);
+        let mut watch = Watch::new(pipe);
+        let mut timed_out = false;
+        if !watch.read_until(Some(started + timeout)) {
+            timed_out = true;
+            watch.kill(Target::Namespace);
+            if !watch.read_until(Some(Instant::now() + GRACE)) {
+                watch.kill(Target::Intermediate);
+                if !watch.read_until(Some(Instant::now() + GRACE)) {
+                    return Err(Failure::ServerGone(
+                        "a timed-out case did not end 10 s after SIGKILL".into(),
+                    ));
+                }
+            }
+        }
+        let duration = started.elapsed();
+        if let Some(value) = watch.failed {
+            return Err(Failure::Setup(stage_error(value)));
+        }
+        if watch.status.is_none() && !timed_out {
+            return Err(if self.alive() {
+                Failure::Setup(
+                    "the case's reaper ended without reporting the program's status (killed \
+                     from outside the harness?)"
+                        .into(),
+                )
+            } else {
+                Failure::ServerGone("the fork server died during the case".into())
+            });
+        }
+        Ok(Ended {
+            status: watch.status,
+            timed_out,
+            duration,
+        })
+    }
+
+    fn alive(&self) -> bool {
+        // SAFETY: waitpid with WNOHANG on our own child.
+        unsafe { libc::waitpid(self.pid, std::ptr::null_mut(), libc::WNOHANG) == 0 }
+    }
+}
+
+impl Drop for Zygote {
+    /// Closing the socket ends the server; it is reaped before its cgroup
+    /// and slot folder are removed.
+    fn drop(&mut self) {
+        let _ = rustix::net::shutdown(&self.sock, rustix::net::Shutdown::Both);
+        let deadline = Instant::now() + GRACE;
+        loop {
+            // SAFETY: waitpid with WNOHANG on our own child.
+            let r = unsafe { libc::waitpid(self.pid, std::ptr::null_mut(), libc::WNOHANG) };
+            if r != 0 {
+                return;
+            }
+            if Instant::now() > deadline {
+                // SAFETY: killing and reaping our own child.
+                unsafe {
+                    libc::kill(self.pid, libc::SIGKILL);
+                    libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+                }
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+enum Target {
+    Namespace,
+    Intermediate,
+}
+
+/// The harness's end of a case's report pipe.
+struct Watch {
+    pipe: File,
+    intermediate: Option<OwnedFd>,
+    pid_one: Option<OwnedFd>,
+    status: Option<i32>,
+    failed: Option<i32>,
+}
+
+impl Watch {
+    fn new(pipe: File) -> Watch {
+        Watch {
+            pipe,
+            intermediate: None,
+            pid_one: None,
+            status: None,
+            failed: None,
+        }
+    }
+
+    /// Reads reports until EOF (true: every process of the case is gone)
+    /// or the deadline (false).
+    fn read_until(&mut self, deadline: Option<Instant>) -> bool {
+        loop {
+            if !readable(self.pipe.as_fd(), deadline) {
+                return false;
+            }
+            let mut msg = [0u8; 8];
+            match self.pipe.read(&mut msg) {
+                Ok(0) => return true,
+                Ok(8) => self.note(isolate::decode_report(&msg)),
+                // Messages are written whole; anything else is the end.
+                Ok(_) => return true,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return true,
+            }
+        }
+    }
+
+    fn note(&mut self, (kind, value): (i32, i32)) {
+        let pidfd = || pidfd_open(Pid::from_raw(value)?, PidfdFlags::empty()).ok();
+        match kind {
+            REPORT_INTERMEDIATE => self.intermediate = pidfd(),
+            REPORT_PID_ONE => self.pid_one = pidfd(),
+            REPORT_STATUS => self.status = Some(value),
+            REPORT_FAILED => self.failed = Some(value),
+            _ => {}
+        }
+    }
+
+    /// Killing pid 1 makes the kernel kill the whole pid namespace; the
+    /// intermediate is the last resort (its death kills pid 1 too).
+    fn kill(&self, target: Target) {
+        let fd = match target {
+            Target::Namespace => self.pid_one.as_ref().or(self.intermediate.as_ref()),
+            Target::Intermediate => self.intermediate.as_ref(),
+        };
+        if let Some(fd) = fd {
+            let _ = pidfd_send_signal(fd, Signal::KILL);
+        }
+    }
+}
+
+/// Waits until `fd` is readable (or hung up) or the deadline passes.
+fn readable(fd: BorrowedFd, deadline: Option<Instant>) -> bool {
+    loop {
+        let timeout = match deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return false;
+                }
+                i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX)
+            }
+            None => -1,
+        };
+        let mut pfd = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut pfd, 1, timeout) };
+        if n > 0 {
+            return true;
+        }
+        if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return true;
+        }
+    }
+}
+
+fn stage_error(value: i32) -> String {
+    let stage = STAGES
+        .get((value >> 16) as usize)
+        .copied()
+        .unwrap_or("an unknown step");
+    let errno = io::Error::from_raw_os_error(value & 0xffff);
+    format!("sandbox setup failed {stage}: {errno}")
+}
+
+fn c_path(p: &Path) -> Result<CString, String> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| format!("{} contains NUL", p.display()))
+}
+
+/// The flags a read-only rebind must keep: a user namespace may not clear
+/// nosuid, nodev or noexec of the mount it inherited.
+fn locked_flags(p: &Path) -> MountFlags {
+    let Ok(st) = rustix::fs::statvfs(p) else {
+        return MountFlags::empty();
+    };
+    let mut flags = MountFlags::empty();
+    for (has, keep) in [
+        (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
+        (StatVfsMountFlags::NODEV, MountFlags::NODEV),
+        (StatVfsMountFlags::NOEXEC, MountFlags::NOEXEC),
+    ] {
+        if st.f_flag.contains(has) {
+            flags |= keep;
+        }
+    }
+    flags
+}
+
+/// execve's arguments, as null-terminated pointer arrays built before the fork.
+struct Exec {
+    path: CString,
+    _strings: Vec<CString>,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+impl Exec {
+    fn new(python: &Path, args: &[&str], env: &[(&'static str, OsString)]) -> Result<Exec, String> {
+        let path = c_path(python)?;
+        let nul = |s: Vec<u8>| CString::new(s).map_err(|_| "an argument contains NUL".to_string());
+        let argv: Vec<CString> = std::iter::once(Ok(path.clone()))
+            .chain(args.iter().map(|a| nul(a.as_bytes().to_vec())))
+            .collect::<Result<_, _>>()?;
+        let envp: Vec<CString> = env
+            .iter()
+            .map(|(k, v)| nul([k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<Result<_, _>>()?;
+        let pointers = |v: &[CString]| -> Vec<*const libc::c_char> {
+            v.iter()
+                .map(|s| s.as_ptr())
+                .chain(std::iter::once(std::ptr::null()))
+                .collect()
+        };
+        let (argv_p, envp_p) = (pointers(&argv), pointers(&envp));
+        Ok(Exec {
+            path,
+            _strings: argv.into_iter().chain(envp).collect(),
+            argv: argv_p,
+            envp: envp_p,
+        })
+    }
+}
+
+/// Everything the server owns, prepared by the harness before the fork.
+struct Plan {
+    sock: OwnedFd,
+    null: OwnedFd,
+    cgroup: Option<File>,
+    ruleset: Option<OwnedFd>,
+    /// uid_map and gid_map contents (isolate::id_maps).
+    ids: (Vec<u8>, Vec<u8>),
+    slot: CString,
+    case: CString,
+    bind_flags: MountFlags,
+    tmpfs: CString,
+    limits: Limits,
+    exec: Exec,
+}
+
+/// The server: forks a case per request until the harness hangs up.
+fn serve(plan: Plan) -> ! {
+    isolate::reset_signal_handlers();
+    // Cases are reaped by the kernel; the harness learns their end from
+    // their report pipe.
+    // SAFETY: signal(2) with SIG_IGN is async-signal-safe.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+    let sock = plan.sock.as_raw_fd();
+    if let Some(procs) = &plan.cgroup
+        && let Err(e) = cgroup::join(procs)
+    {
+        report_message(sock, REPORT_FAILED, failure(JOIN_CGROUP, &e));
+        exit(1);
+    }
+    if let Err(e) = isolate::enter_slot_network(&plan.ids.0, &plan.ids.1) {
+        report_message(sock, REPORT_FAILED, failure(SLOT_NETWORK, &e));
+        exit(1);
+    }
+    let mut keep = [
+        sock,
+        plan.null.as_raw_fd(),
+        plan.cgroup.as_ref().map_or(-1, |f| f.as_raw_fd()),
+        plan.ruleset.as_ref().map_or(-1, |f| f.as_raw_fd()),
+    ];
+    close_all_but(&mut keep);
+    report_message(sock, READY, 0);
+    loop {
+        let mut payload = [0u8; 4];
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        match recvmsg(
+            &plan.sock,
+            &mut [IoSliceMut::new(&mut payload)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        ) {
+            Ok(m) if m.bytes == 0 => exit(0),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => exit(0),
+        }
+        let mut fds: [Option<OwnedFd>; 4] = [None, None, None, None];
+        let mut n = 0;
+        for message in control.drain() {
+            if let RecvAncillaryMessage::ScmRights(received) = message {
+                for fd in received {
+                    if n < fds.len() {
+                        fds[n] = Some(fd);
+                    }
+                    n += 1;
+                }
+            }
+        }
+        let [Some(out), Some(err), Some(script), Some(report)] = fds else {
+            // Not a request of ours: the received fds close here.
+            continue;
+        };
+        match isolate::fork() {
+            Ok(0) => run_case(&plan, out, err, script, report),
+            Ok(_) => {}
+            Err(e) => report_message(report.as_raw_fd(), REPORT_FAILED, failure(FORK, &e)),
+        }
+    }
+}
+
+/// One case, in the child of the server. Never returns: it execs the
+/// interpreter (as pid 2 of its own pid namespace) or reports and exits.
+fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: OwnedFd) -> ! {
+    let report = report.as_raw_fd();
+    let fail = |stage: i32, e: io::Error| -> ! {
+        report_message(report, REPORT_FAILED, failure(stage, &e));
+        exit(127)
+    };
+    // SAFETY: plain system calls on valid descriptors; as std's Command
+    // does, the child starts with an empty signal mask and SIGPIPE default.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::close(plan.sock.as_raw_fd());
+        if let Some(procs) = &plan.cgroup {
+            libc::close(procs.as_raw_fd());
+        }
+        libc::dup2(plan.null.as_raw_fd(), 0);
+        libc::dup2(out.as_raw_fd(), 1);
+        libc::dup2(err.as_raw_fd(), 2);
+        libc::close(plan.null.as_raw_fd());
+    }
+    drop(out);
+    drop(err);
+    report_message(
+        report,
+        REPORT_INTERMEDIATE,
+        rustix::process::getpid().as_raw_nonzero().get(),
+    );
+    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1, isolate::Network::Slot) {
+        fail(NAMESPACES, e);
+    }
+    let slot = plan.slot.as_c_str();
+    let bound = mount_bind(slot, slot).and_then(|()| {
+        mount_remount(
+            slot,
+            MountFlags::BIND | MountFlags::RDONLY | plan.bind_flags,
+            c"",
+        )
+    });
+    if let Err(e) = bound {
+        fail(BIND_SLOT, e.into());
+    }
+    if let Err(e) = mount(
+        c"prompteval-case",
+        plan.case.as_c_str(),
+        c"tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        plan.tmpfs.as_c_str(),
+    ) {
+        fail(MOUNT_TMPFS, e.into());
+    }
+    if let Err(e) = rustix::process::chdir(plan.case.as_c_str()) {
+        fail(ENTER_FOLDER, e.into());
+    }
+    if let Err(e) = copy_script(&script) {
+        fail(WRITE_SCRIPT, e);
+    }
+    drop(script);
+    if let Err(e) = plan.limits.apply() {
+        fail(RLIMITS, e);
+    }
+    // Returns only in the program (pid 2); the intermediate and the reaper
+    // wait, report and exit inside.
+    if let Err(e) = isolate::become_pid_one(report) {
+        fail(REAPER, e);
+    }
+    if let Some(ruleset) = &plan.ruleset
+        && let Err(e) = filesystem::enforce(ruleset.as_raw_fd())
+    {
+        fail(LANDLOCK, e);
+    }
+    // SAFETY: null-terminated arrays of pointers into strings that live in
+    // `plan` for the rest of this process.
+    unsafe {
+        libc::execve(
+            plan.exec.path.as_ptr(),
+            plan.exec.argv.as_ptr(),
+            plan.exec.envp.as_ptr(),
+        )
+    };
+    fail(EXEC, io::Error::last_os_error())
+}
+
+/// Copies the script from its memfd to main.py in the case folder.
+fn copy_script(script: &OwnedFd) -> io::Result<()> {
+    let target = isolate::create_script()?;
+    let mut buf = [0u8; 16 * 1024];
+    let mut offset = 0;
+    loop {
+        let n = match rustix::io::pread(script, &mut buf, offset) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        isolate::write_all(target.as_raw_fd(), &buf[..n])?;
+        offset += n as u64;
+    }
+}
+
+fn failure(stage: i32, e: &io::Error) -> i32 {
+    (stage << 16) | (e.raw_os_error().unwrap_or(libc::EIO) & 0xffff)
+}
+
+/// Closes every descriptor from 3 up except those in `keep` (-1 = none).
+fn close_all_but(keep: &mut [i32]) {
+    keep.sort_unstable();
+    let mut from = 3u32;
+    for &fd in keep.iter().filter(|&&fd| fd >= 3) {
+        if (fd as u32) > from {
+            // SAFETY: close_range(2) only closes descriptors.
+            unsafe { libc::syscall(libc::SYS_close_range, from, fd as u32 - 1, 0u32) };
+        }
+        from = fd as u32 + 1;
+    }
+    // SAFETY: as above.
+    unsafe { libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32) };
+}
+
+fn exit(code: i32) -> ! {
+    // SAFETY: _exit skips atexit handlers and destructors, as it must here.
+    unsafe { libc::_exit(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    #[test]
+    fn stage_errors_name_the_step_and_the_errno() {
+        let text = stage_error(failure(
+            MOUNT_TMPFS,
+            &io::Error::from_raw_os_error(libc::EPERM),
+        ));
+        assert!(text.contains("mounting the case tmpfs"), "{text}");
+        assert!(text.contains("not permitted"), "{text}");
+        assert_eq!(STAGES.len() as i32, SLOT_NETWORK + 1);
+    }
+
+    #[test]
+    fn exec_arguments_are_null_terminated() {
+        let env = vec![("HOME", OsString::from("/x"))];
+        let e = Exec::new(Path::new("/usr/bin/python3"), &["-s", "main.py"], &env).unwrap();
+        assert_eq!(e.argv.len(), 4);
+        assert!(e.argv[3].is_null());
+        assert_eq!(e.envp.len(), 2);
+        // SAFETY: a pointer into `e`'s own strings.
+        let home = unsafe { CStr::from_ptr(e.envp[0]) };
+        assert_eq!(home.to_bytes(), b"HOME=/x");
+    }
+}

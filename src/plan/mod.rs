@@ -1,0 +1,83 @@
+//! Suite x rounds -> the cases of a run, in trial order.
+//!
+//! Each (prompt, round) is a chain whose cases must run in question order.
+//! Trials are ordered question-major (q1 of every chain, then q2 of every
+//! chain, ...): libtest-mimic's workers take trials in vector order, so a
+//! case only ever waits for a predecessor that some worker already took,
+//! and all chains advance together instead of one chain blocking workers.
+
+pub mod shard;
+
+use crate::case::CaseId;
+use crate::suite::Suite;
+
+/// Every prompt x question x round x sample; `samples` = 1 gives cases
+/// without a sample (their names end in `::rN`).
+pub fn cases(suite: &Suite, rounds: u32, samples: u32) -> Vec<CaseId> {
+    let sampled: Vec<Option<u32>> = match samples {
+        0 | 1 => vec![None],
+        n => (1..=n).map(Some).collect(),
+    };
+    let mut out = Vec::with_capacity(
+        suite.prompts.len() * suite.questions.len() * rounds as usize * sampled.len(),
+    );
+    for q in &suite.questions {
+        for round in 1..=rounds {
+            for &sample in &sampled {
+                for p in &suite.prompts {
+                    out.push(CaseId {
+                        prompt: p.name.clone(),
+                        question: q.index,
+                        question_id: q.id.clone(),
+                        round,
+                        sample,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn question_major_order_with_every_chain() {
+        let suite = Suite::parse(
+            Path::new("s.json"),
+            br#"{"a": "{question}", "b": "{question}", "questions": [
+                {"id": "x", "question": "q", "answer": "1"},
+                {"id": "y", "question": "q", "answer": "2"}]}"#,
+        )
+        .unwrap();
+        let names: Vec<String> = cases(&suite, 2, 1).iter().map(CaseId::test_name).collect();
+        assert_eq!(
+            names,
+            [
+                "a::x::r1", "b::x::r1", "a::x::r2", "b::x::r2", "a::y::r1", "b::y::r1", "a::y::r2",
+                "b::y::r2"
+            ]
+        );
+        let sampled: Vec<String> = cases(&suite, 1, 2).iter().map(CaseId::test_name).collect();
+        assert_eq!(
+            sampled,
+            [
+                "a::x::r1::s1",
+                "b::x::r1::s1",
+                "a::x::r1::s2",
+                "b::x::r1::s2",
+                "a::y::r1::s1",
+                "b::y::r1::s1",
+                "a::y::r1::s2",
+                "b::y::r1::s2"
+            ]
+        );
+        // Each sample is its own chain.
+        let chains: std::collections::BTreeSet<_> =
+            cases(&suite, 1, 2).iter().map(CaseId::chain).collect();
+        assert_eq!(chains.len(), 4);
+    }
+}

@@ -1,0 +1,331 @@
+//! Append-only JSON-lines journal of finished cases: one line per case,
+//! written and synced as soon as the case ends, so a killed run keeps every
+//! finished case and `PROMPTEVAL_RESUME` can skip them.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Deserialize;
+
+use crate::case::{CaseId, CaseRecord, SnapshotState};
+
+pub const FILE_NAME: &str = "journal.jsonl";
+
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<File>,
+    torn: Option<TornTail>,
+}
+
+/// What opening found after the last complete line: the trace of a write
+/// that a kill interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TornTail {
+    /// A partial record, cut off the file (this many bytes).
+    Cut(u64),
+    /// A whole record that only lacked its newline: kept, newline added.
+    Completed,
+}
+
+impl Journal {
+    /// Opens (or creates) the journal of a run folder for appending.
+    ///
+    /// A kill in the middle of an append leaves a torn last line. It is cut
+    /// before anything is appended: glued to the next record, it would make
+    /// that record unreadable too, and its case would be asked again on the
+    /// next resume. [`Journal::torn`] says what was found.
+    pub fn open(run_dir: &Path) -> std::io::Result<Journal> {
+        let path = run_dir.join(FILE_NAME);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&path)?;
+        let torn = repair_tail(&mut file)?;
+        Ok(Journal {
+            path,
+            file: Mutex::new(file),
+            torn,
+        })
+    }
+
+    /// What [`Journal::open`] repaired, if anything.
+    pub fn torn(&self) -> Option<TornTail> {
+        self.torn
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as a single write, then syncs it to disk.
+    pub fn append(&self, record: &CaseRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        // A poisoned lock only means another case panicked mid-append; the
+        // file itself is still usable.
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(&line)?;
+        file.sync_data()
+    }
+}
+
+/// Cuts a partial last line, or ends a whole record that lacks its newline.
+fn repair_tail(file: &mut File) -> std::io::Result<Option<TornTail>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    let start = last_line_start(file, len)?;
+    if start == len {
+        return Ok(None);
+    }
+    let mut tail = Vec::with_capacity((len - start) as usize);
+    file.seek(SeekFrom::Start(start))?;
+    file.read_to_end(&mut tail)?;
+    let repair = if serde_json::from_slice::<CaseRecord>(&tail).is_ok() {
+        file.write_all(b"\n")?;
+        TornTail::Completed
+    } else {
+        file.set_len(start)?;
+        TornTail::Cut(len - start)
+    };
+    file.sync_data()?;
+    Ok(Some(repair))
+}
+
+/// Offset just past the file's last newline (0 when it has none).
+fn last_line_start(file: &mut File, len: u64) -> std::io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut buf = vec![0u8; CHUNK as usize];
+    while end > 0 {
+        let from = end.saturating_sub(CHUNK);
+        let chunk = &mut buf[..(end - from) as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(from + i as u64 + 1);
+        }
+        end = from;
+    }
+    Ok(0)
+}
+
+/// What a journal holds. A torn last line (the process was killed while
+/// writing) is skipped and counted, never an error.
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub records: Vec<CaseRecord>,
+    pub damaged_lines: usize,
+}
+
+/// Where one case's latest record sits in the journal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    pub case: CaseId,
+    pub snapshot: Option<SnapshotState>,
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// Where each case's latest record is, and each prompt's template.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// In first-seen order.
+    pub entries: Vec<Located>,
+    /// Prompt name -> its template, once per prompt (in first-seen order).
+    pub templates: indexmap::IndexMap<String, String>,
+}
+
+/// The latest record of each case, by position, in first-seen order: what
+/// a report needs to read the journal one record at a time. Unreadable
+/// lines (a torn write) are skipped.
+pub fn index(run_dir: &Path) -> std::io::Result<Index> {
+    #[derive(Deserialize)]
+    struct Head {
+        case: CaseId,
+        template: String,
+        snapshot: Option<SnapshotState>,
+    }
+    let file = match File::open(run_dir.join(FILE_NAME)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Index::default()),
+        Err(e) => return Err(e),
+    };
+    let mut reader = BufReader::new(file);
+    let mut latest: indexmap::IndexMap<CaseId, Located> = indexmap::IndexMap::new();
+    let mut templates = indexmap::IndexMap::new();
+    let mut line = Vec::new();
+    let mut offset = 0u64;
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        if let Ok(head) = serde_json::from_slice::<Head>(&line) {
+            if !templates.contains_key(&head.case.prompt) {
+                templates.insert(head.case.prompt.clone(), head.template);
+            }
+            latest.shift_remove(&head.case);
+            latest.insert(
+                head.case.clone(),
+                Located {
+                    case: head.case,
+                    snapshot: head.snapshot,
+                    offset,
+                    len: n,
+                },
+            );
+        }
+        offset += n as u64;
+    }
+    Ok(Index {
+        entries: latest.into_values().collect(),
+        templates,
+    })
+}
+
+/// Reads records by their position in the journal.
+pub struct Reader {
+    file: File,
+}
+
+impl Reader {
+    pub fn open(run_dir: &Path) -> std::io::Result<Reader> {
+        Ok(Reader {
+            file: File::open(run_dir.join(FILE_NAME))?,
+        })
+    }
+
+    pub fn record_at(&self, offset: u64, len: usize) -> std::io::Result<CaseRecord> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = vec![0; len];
+        self.file.read_exact_at(&mut bytes, offset)?;
+        serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+    }
+}
+
+/// Calls `f` with every readable record, in file order, one at a time;
+/// returns how many lines were unreadable (a torn write). A case may appear
+/// more than once (a resumed run): the later record is the one that counts.
+pub fn for_each(run_dir: &Path, mut f: impl FnMut(CaseRecord)) -> std::io::Result<usize> {
+    let file = match File::open(run_dir.join(FILE_NAME)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut damaged = 0;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(damaged);
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<CaseRecord>(&line) {
+            Ok(record) => f(record),
+            Err(_) => damaged += 1,
+        }
+    }
+}
+
+/// Every record at once, the later record of a case replacing the earlier.
+/// For small journals and tests; runs use [`for_each`] and [`index`].
+pub fn read(run_dir: &Path) -> std::io::Result<Contents> {
+    let mut latest: indexmap::IndexMap<CaseId, CaseRecord> = indexmap::IndexMap::new();
+    let damaged_lines = for_each(run_dir, |r| {
+        latest.shift_remove(&r.case);
+        latest.insert(r.case.clone(), r);
+    })?;
+    Ok(Contents {
+        records: latest.into_values().collect(),
+        damaged_lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::fixtures::record;
+
+    #[test]
+    fn appended_records_read_back_and_torn_tail_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        j.append(&record(1)).unwrap();
+        j.append(&record(2)).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(FILE_NAME))
+            .unwrap();
+        f.write_all(b"{\"case\": {\"prompt\": \"p\", \"quest")
+            .unwrap();
+        let c = read(dir.path()).unwrap();
+        assert_eq!(c.records.len(), 2);
+        assert_eq!(c.records[1].case.question, 2);
+        assert_eq!(c.damaged_lines, 1);
+    }
+
+    #[test]
+    fn a_record_appended_after_a_torn_line_survives() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        j.append(&record(1)).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(FILE_NAME))
+            .unwrap();
+        f.write_all(b"{\"case\": {\"prom").unwrap();
+        drop(f);
+        let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Cut(15)));
+        j.append(&record(2)).unwrap();
+        let c = read(dir.path()).unwrap();
+        let questions: Vec<usize> = c.records.iter().map(|r| r.case.question).collect();
+        assert_eq!(questions, [1, 2]);
+        assert_eq!(c.damaged_lines, 0, "the fragment is cut, not kept");
+    }
+
+    #[test]
+    fn a_whole_record_without_its_newline_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut line = serde_json::to_vec(&record(1)).unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), &line).unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Completed));
+        j.append(&record(2)).unwrap();
+        let c = read(dir.path()).unwrap();
+        assert_eq!(c.records.len(), 2);
+        line.push(b'\n');
+        let on_disk = std::fs::read(dir.path().join(FILE_NAME)).unwrap();
+        assert!(on_disk.starts_with(&line));
+    }
+
+    #[test]
+    fn a_journal_that_is_only_a_fragment_becomes_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), b"{\"ca").unwrap();
+        let j = Journal::open(dir.path()).unwrap();
+        assert_eq!(j.torn(), Some(TornTail::Cut(4)));
+        assert_eq!(
+            std::fs::metadata(dir.path().join(FILE_NAME)).unwrap().len(),
+            0
+        );
+        let clean = Journal::open(dir.path()).unwrap();
+        assert_eq!(clean.torn(), None);
+    }
+
+    #[test]
+    fn missing_journal_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read(dir.path()).unwrap().records.is_empty());
+    }
+}

@@ -1,0 +1,325 @@
+//! summary.json's shape (spec §8.3 plus the fields that let a summary be
+//! read on its own) and the facts about a run that no case record holds:
+//! what every report file is written from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::curves;
+use crate::ask::cache::CacheStats;
+use crate::case::{CaseRecord, Unevaluated};
+
+/// (passed, evaluated) attempts of one question under one prompt; `None`
+/// when the prompt has no evaluated case of it.
+pub type MatrixCell = Option<(usize, usize)>;
+
+fn one() -> u32 {
+    1
+}
+
+/// Facts about the run that are not in any single case record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Folder name, e.g. `test_20250814_012345`.
+    pub test_id: String,
+    /// Local start time, `2025-08-14T01:23:45` (spec §8.3).
+    pub timestamp: String,
+    pub total_execution_time: f64,
+    pub suite: String,
+    pub model: String,
+    /// "ollama", "openai" or "replay", plus the endpoint.
+    pub backend: String,
+    pub endpoint: String,
+    pub rounds: u32,
+    /// Replies drawn per case (`samples`).
+    #[serde(default = "one")]
+    pub samples: u32,
+    /// Prompt names in suite order, with their templates.
+    pub prompts: Vec<(String, String)>,
+    pub question_count: usize,
+    /// Cases planned (after filters); fewer records than this means not all ran.
+    pub planned_cases: usize,
+    /// False when the run was interrupted: the report is marked incomplete.
+    pub complete: bool,
+    /// The sandbox isolation in force (see `sandbox::Isolation`).
+    pub isolation: serde_json::Value,
+    /// Per-prompt accuracy thresholds in percent, when a gate is configured.
+    pub thresholds: BTreeMap<String, f64>,
+    /// Selected cases the run did not evaluate (no matching recording):
+    /// counted and flagged per prompt, in no accuracy.
+    #[serde(default)]
+    pub not_evaluated: Vec<Unevaluated>,
+    /// Response-cache hits and misses of this run; `None` when the cache
+    /// was off or the run replayed recordings.
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
+    /// Question id -> its prompt variant, for the questions that are one
+    /// (a run with `[variants]`): what the curves are drawn from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variants: BTreeMap<String, crate::suite::variants::Variant>,
+    /// The k of the pass@k figures (`pass_at_k` in harness.toml).
+    #[serde(default = "default_pass_at_k")]
+    pub pass_at_k: Vec<usize>,
+}
+
+fn default_pass_at_k() -> Vec<usize> {
+    crate::config::DEFAULT_PASS_AT_K.to_vec()
+}
+
+/// summary.json (spec §8.3 plus extra fields). The spec's fields come first
+/// and keep their names; the rest describe the run so a summary can be read
+/// on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub test_id: String,
+    pub timestamp: String,
+    pub total_execution_time: f64,
+    pub prompt_count: usize,
+    pub best_prompt: Option<BestPrompt>,
+    /// In suite order; prompts without records are omitted.
+    pub prompt_results: indexmap::IndexMap<String, PromptResult>,
+    pub model: String,
+    pub backend: String,
+    pub endpoint: String,
+    pub suite: String,
+    pub rounds: u32,
+    /// Replies drawn per case (`samples`): each question's pass@k n is
+    /// rounds x samples.
+    #[serde(default = "one")]
+    pub samples: u32,
+    /// False: the run was interrupted and every view says INCOMPLETE.
+    pub complete: bool,
+    pub planned_cases: usize,
+    pub finished_cases: usize,
+    /// Cases planned but not evaluated, over all prompts (see `PromptResult`).
+    #[serde(default)]
+    pub not_evaluated: usize,
+    /// Response-cache hits and misses (`null`: cache off, or a replay).
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
+    pub isolation: serde_json::Value,
+    /// Completion tokens per second of generation, over the cases whose
+    /// server reported how long it generated (`null`: none did).
+    #[serde(default)]
+    pub generation_speed: Option<f64>,
+    /// Model-call failure class (`api_error`, `timeout`, `connection_failed`)
+    /// -> count; every class is listed so the schema does not vary.
+    pub api_failures: BTreeMap<String, usize>,
+    /// Prompt -> pass@1 against prompt detail (PartialOrderEval), in a run
+    /// of prompt variants; also in report/partial_order.csv.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub partial_order: indexmap::IndexMap<String, curves::PartialOrder>,
+    /// Question -> per prompt (summary order) its (passed, evaluated)
+    /// attempts: the quick view's matrix. Not in summary.json.
+    #[serde(skip)]
+    pub matrix: Vec<(String, Vec<MatrixCell>)>,
+}
+
+/// One prompt's line of summary.json. Accuracy is in percent, one decimal:
+/// `correct_answers / total_questions`, where `total_questions` counts the
+/// evaluated cases (every spec verdict, `api_error` included) and never the
+/// `not_evaluated` ones. `null` when no case was evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptResult {
+    pub accuracy: Option<f64>,
+    /// 95 % Wilson interval of `accuracy`, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy_interval: Option<[f64; 2]>,
+    /// pass@k (Chen et al. 2021's unbiased estimator) over each question's
+    /// evaluated rounds and samples, averaged over questions: `{"pass@1": 0.66, ...}`,
+    /// for the configured k (`pass_at_k`, default 1, 5, 10) where every
+    /// question has at least k rounds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k: BTreeMap<String, f64>,
+    /// 95 % interval of each `pass_at_k` value: a percentile bootstrap over
+    /// questions (2,000 resamples, fixed seed); absent for one question.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pass_at_k_interval: BTreeMap<String, [f64; 2]>,
+    pub correct_answers: usize,
+    /// The denominator of `accuracy`: evaluated cases.
+    pub total_questions: usize,
+    /// Mean seconds of the programs that ran (`null` when none ran).
+    pub avg_execution_time: Option<f64>,
+    /// Verdict name -> count, failures only (spec §8.3).
+    pub error_breakdown: BTreeMap<String, usize>,
+    /// Selected cases of this prompt that were not evaluated (no matching
+    /// recording, or the sandbox failed); not in `total_questions`.
+    #[serde(default)]
+    pub not_evaluated: usize,
+    /// Why, reason -> count.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_evaluated_reasons: BTreeMap<String, usize>,
+    /// What a reader must know before trusting this accuracy: api errors
+    /// counted as failures, cases not evaluated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Ids of the questions that passed in some rounds and failed in others
+    /// (evaluated rounds only; other failure kinds are all "failed").
+    #[serde(default)]
+    pub unstable_questions: Vec<String>,
+    /// The server's prompt and completion tokens, summed over the cases
+    /// that reported them.
+    #[serde(default)]
+    pub tokens: crate::case::Tokens,
+    /// Evaluated cases whose reply stopped at the length limit
+    /// (`finish_reason` = `length`): judged, but on a cut reply.
+    #[serde(default)]
+    pub truncated_replies: usize,
+    /// Cases whose prompt did not fit the context window: not evaluated
+    /// (also in `not_evaluated`), never a model failure.
+    #[serde(default)]
+    pub truncated_prompts: usize,
+    /// How many cases `tokens` sums (the table's per-case mean).
+    #[serde(skip)]
+    pub cases_with_tokens: usize,
+    /// Spread of the per-round accuracies, when the prompt ran several rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// `accuracy >= threshold`, on the rounded accuracy shown to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_passed: Option<bool>,
+}
+
+impl PromptResult {
+    /// `66.7%`, or `-` when no case was evaluated.
+    pub fn accuracy_text(&self) -> String {
+        self.accuracy
+            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}%"))
+    }
+
+    /// `pass@1 0.500 [0.300, 0.700] · pass@5 0.810 [...]`, by k; empty
+    /// without pass@k figures.
+    pub fn pass_at_k_text(&self) -> String {
+        let mut ks: Vec<(&String, &f64)> = self.pass_at_k.iter().collect();
+        // pass@1, pass@5, pass@10: by k, not as text.
+        ks.sort_by_key(|(k, _)| k.trim_start_matches("pass@").parse::<usize>().unwrap_or(0));
+        ks.into_iter()
+            .map(|(k, v)| match self.pass_at_k_interval.get(k) {
+                Some([lo, hi]) => format!("{k} {v:.3} [{lo:.3}, {hi:.3}]"),
+                None => format!("{k} {v:.3}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    /// Whether pass@k says more than the accuracy: some k > 1 is reported.
+    pub fn has_pass_at_k_beyond_1(&self) -> bool {
+        self.pass_at_k.keys().any(|k| k != "pass@1")
+    }
+
+    /// `[52.8, 84.1]`, or `-` without an interval.
+    pub fn interval_text(&self) -> String {
+        match self.accuracy_interval {
+            Some([lo, hi]) => format!("[{lo:.1}, {hi:.1}]"),
+            None => "-".to_string(),
+        }
+    }
+
+    /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
+    /// the server reported none.
+    pub fn tokens_text(&self) -> String {
+        match self.cases_with_tokens {
+            0 => "-".to_string(),
+            n => format!(
+                "{}+{}",
+                self.tokens.prompt / n as u64,
+                self.tokens.completion / n as u64
+            ),
+        }
+    }
+
+    /// `0.07s`, or `-` when no program ran.
+    pub fn avg_time_text(&self) -> String {
+        self.avg_execution_time
+            .map_or_else(|| "-".to_string(), |t| format!("{t:.2}s"))
+    }
+
+    /// What the table's note column says: api errors and cases not evaluated.
+    pub fn flags(&self) -> String {
+        let mut flags = Vec::new();
+        if let Some(n) = self.error_breakdown.get("api_error") {
+            flags.push(format!("⚠ {n} api_error"));
+        }
+        if self.not_evaluated > 0 {
+            flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
+        }
+        if self.truncated_prompts > 0 {
+            flags.push(format!("✂ {} cut prompts", self.truncated_prompts));
+        }
+        if self.truncated_replies > 0 {
+            flags.push(format!("✂ {} cut replies", self.truncated_replies));
+        }
+        if !self.unstable_questions.is_empty() {
+            const SHOWN: usize = 3;
+            let mut ids =
+                self.unstable_questions[..self.unstable_questions.len().min(SHOWN)].join(" ");
+            if self.unstable_questions.len() > SHOWN {
+                ids.push_str(" …");
+            }
+            flags.push(format!(
+                "≠ {} unstable ({ids})",
+                self.unstable_questions.len()
+            ));
+        }
+        flags.join(", ")
+    }
+}
+
+/// Per-round accuracies of one prompt, in percent with one decimal; the
+/// standard deviation is the population one (every round ran, none sampled).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundStats {
+    pub count: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub stddev: f64,
+}
+
+/// The highest accuracy; prompts that share it are named in `tied_with`
+/// (`name` is then the first in suite order, for the spec's field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestPrompt {
+    pub name: String,
+    pub accuracy: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tied_with: Vec<String>,
+    /// Whether the best beats the next prompt by more than noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus_runner_up: Option<Comparison>,
+}
+
+/// The best prompt against the runner-up on the same cases (same question,
+/// same round): the exact McNemar test on the cases only one of them passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub runner_up: String,
+    /// Cases both prompts evaluated.
+    pub shared_cases: usize,
+    pub only_best_passed: usize,
+    pub only_runner_up_passed: usize,
+    /// Two-sided; below 0.05 the best is called better than noise.
+    pub p_value: f64,
+    pub beats_by_more_than_noise: bool,
+}
+
+/// One prompt's records in report order, shared by every output so they
+/// cannot disagree on what belongs to a prompt.
+pub(crate) struct PromptGroup<'a> {
+    pub name: &'a str,
+    pub template: &'a str,
+    /// Folder under the run dir for this prompt's `.py` files.
+    pub dir: String,
+    /// Ordered by round, then question.
+    pub cases: Cases<'a>,
+}
+
+/// A group's records: in memory, or where they are in the journal.
+pub(crate) enum Cases<'a> {
+    Memory(Vec<&'a CaseRecord>),
+    /// (byte offset, length) of each record's line.
+    Journal(Vec<(u64, usize)>),
+}

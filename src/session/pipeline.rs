@@ -1,0 +1,308 @@
+//! One case through the pipeline, in the scheduler's two stages:
+//! [`Pipeline::ask`] (history -> request -> backend -> snapshot) holds a
+//! model slot, [`Pipeline::execute`] (extract -> sandbox -> judge -> journal)
+//! an execution slot. Knows nothing of libtest.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::ask::backend::Backend;
+use crate::ask::history::HistoryEntry;
+use crate::ask::request::{self, CaseRequest};
+use crate::ask::snapshot::{SnapshotInfo, SnapshotStore};
+use crate::case::{ApiFailure, CaseId, CaseRecord, SnapshotState, Verdict};
+use crate::config::Config;
+use crate::execute::extract::{Source, extract};
+use crate::execute::judge::judge_question;
+use crate::execute::program;
+use crate::execute::sandbox::Sandbox;
+use crate::record::journal::Journal;
+use crate::session::schedule::{Finished, TrialOutcome, Work};
+use crate::suite::Suite;
+
+/// Where live replies are captured, and how they are described.
+pub struct Recorder {
+    pub store: SnapshotStore,
+    /// "model via backend at endpoint[; model_info]", stored in each snapshot.
+    pub description: String,
+}
+
+/// What the cases of a run share: what to ask, whom, and where to run and
+/// write the result.
+pub struct Pipeline {
+    pub config: Config,
+    pub suite: Suite,
+    pub backend: Box<dyn Backend>,
+    /// The model name recorded on each case.
+    pub model: String,
+    pub sandbox: Sandbox,
+    /// The shape of each entry-point question's text (checked once per run).
+    pub shapes: program::Shapes,
+    pub journal: Journal,
+    /// `None` when replaying: the replies already are recordings.
+    pub recorder: Option<Recorder>,
+    /// Whether a case's history was shortened to fit the window (said once).
+    pub history_fitted: std::sync::atomic::AtomicBool,
+    /// What the progress lines count.
+    pub progress: crate::terminal::progress::Progress,
+}
+
+/// A case after the model stage: the record so far and the reply, if any.
+pub struct Asked {
+    record: CaseRecord,
+    /// `None` when the call failed (the record says why).
+    reply: Option<String>,
+}
+
+impl Pipeline {
+    /// Builds the request from the chain's history and asks the model.
+    pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+        let prompt = self
+            .suite
+            .prompt(&case.prompt)
+            .expect("planned cases name suite prompts");
+        let question = &self.suite.questions[case.question - 1];
+        let CaseRequest {
+            request,
+            user,
+            inputs,
+            left_out_to_fit,
+        } = request::build(
+            &self.config,
+            &self.model,
+            self.suite
+                .system_prompt_for(prompt, self.config.llm.system_prompt.as_deref()),
+            &prompt.template,
+            &question.question,
+            history,
+            case.sample_index(),
+        );
+        if left_out_to_fit > 0
+            && !self
+                .history_fitted
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tracing::warn!(
+                case = %case.test_name(),
+                "history shortened to fit the context window: from this case on, the oldest \
+                 earlier questions are left out while a prompt would exceed llm.num_ctx ({}) \
+                 less llm.num_predict ({}) for the reply; raise both (and the server's window) \
+                 to show more, or set history.fit_window = false",
+                self.config.llm.num_ctx.unwrap_or(0),
+                self.config.llm.num_predict.unwrap_or(0)
+            );
+        }
+        let mut record = CaseRecord {
+            case: case.clone(),
+            name: case.test_name(),
+            verdict: Verdict::ApiError,
+            question: question.question.clone(),
+            expected: question.expected_text(),
+            actual: String::new(),
+            template: prompt.template.clone(),
+            system_prompt: request
+                .messages
+                .first()
+                .filter(|m| m.role == "system")
+                .map(|m| m.content.clone()),
+            prompt: user,
+            reply: None,
+            code: None,
+            program: None,
+            execution: None,
+            api_failure: None,
+            detail: None,
+            model: self.model.clone(),
+            backend: self.backend.kind().to_string(),
+            snapshot: None,
+            cached: false,
+            tokens: None,
+            finish_reason: None,
+            generation_secs: None,
+            llm_secs: 0.0,
+            exec_secs: 0.0,
+            finished_at: String::new(),
+        };
+        tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
+        let asked = Instant::now();
+        let reply = {
+            let _in_flight = self.progress.asking();
+            self.backend.chat(case, &request)
+        };
+        record.llm_secs = round3(asked.elapsed().as_secs_f64());
+        match reply {
+            Ok(reply) => {
+                record.cached = reply.cached;
+                if self.recorder.is_none() {
+                    // Replayed: the recorded call's time (see replay.rs).
+                    record.llm_secs = round3(reply.elapsed.as_secs_f64());
+                }
+                note_usage(&mut record, &reply.usage);
+                record.snapshot = Some(match &self.recorder {
+                    Some(recorder) => recorder.store.capture(
+                        case,
+                        &reply.content,
+                        &recorder.description,
+                        &SnapshotInfo {
+                            model: &self.model,
+                            backend: self.backend.kind(),
+                            endpoint: &self.backend.endpoint(),
+                            request: &request.key(),
+                            inputs: &inputs,
+                            usage: Some(&reply.usage),
+                            // A cache hit's time is the lookup's, not the model's.
+                            llm_secs: (!reply.cached).then_some(record.llm_secs),
+                        },
+                    ),
+                    None => SnapshotState::Replayed,
+                });
+                Asked {
+                    record,
+                    reply: Some(reply.content),
+                }
+            }
+            Err(e) => {
+                if let Some(usage) = &e.usage {
+                    note_usage(&mut record, usage);
+                }
+                if e.failure.not_evaluated() {
+                    tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
+                    record.verdict = Verdict::NotEvaluated;
+                } else {
+                    tracing::warn!(case = %case.test_name(), "model call failed: {}", e.message);
+                }
+                record.api_failure = Some(e.failure);
+                record.detail = Some(e.message);
+                Asked {
+                    record,
+                    reply: None,
+                }
+            }
+        }
+    }
+
+    /// Runs the code of the reply, judges it and journals the case.
+    pub fn execute(&self, asked: Asked) -> CaseRecord {
+        let Asked { mut record, reply } = asked;
+        if let Some(reply) = reply {
+            self.judge_reply(&mut record, reply);
+        }
+        record.finished_at = jiff::Timestamp::now().to_string();
+        tracing::debug!(
+            case = %record.name,
+            verdict = %record.verdict,
+            llm_secs = record.llm_secs,
+            exec_secs = record.exec_secs,
+            detail = record.detail.as_deref().unwrap_or(""),
+            "case finished"
+        );
+        if let Err(e) = self.journal.append(&record) {
+            tracing::error!(case = %record.name, journal = %self.journal.path().display(), "could not append to the journal: {e}; the case will be missing from the report and a resume will run it again");
+        }
+        self.progress.finished(&record);
+        record
+    }
+
+    fn judge_reply(&self, record: &mut CaseRecord, reply: String) {
+        let extracted = extract(&reply);
+        // Which rule found the code decides what runs: logged, since a
+        // wrong pick is a wrong verdict (extract.rs).
+        tracing::debug!(case = %record.name, source = ?extracted.source, "code extracted");
+        let question = &self.suite.questions[record.case.question - 1];
+        // What runs: the reply's code, completed for an entry point and
+        // followed by the question's tests (program.rs).
+        let code = extracted.code;
+        let program = program::assemble(question, &code, &self.shapes);
+        record.reply = Some(reply);
+        match self.sandbox.run(&program) {
+            Ok(execution) => {
+                let judgement = judge_question(&execution, question);
+                record.verdict = judgement.verdict;
+                record.actual = judgement.actual;
+                record.detail = judgement.detail;
+                record.exec_secs = round3(execution.duration_secs);
+                if record.verdict == Verdict::Timeout {
+                    tracing::info!(
+                        case = %record.name,
+                        "the program ran past [sandbox] timeout_secs ({} s) and was killed: \
+                         verdict timeout; if correct programs need longer on this machine, \
+                         raise [sandbox] timeout_secs",
+                        self.config.sandbox.timeout_secs
+                    );
+                }
+                record.execution = Some(execution);
+            }
+            Err(e) => {
+                // The sandbox itself failed, not the program: the model is
+                // not to blame, so the case is in no accuracy.
+                tracing::error!(case = %record.name, "the sandbox could not run the program: {e}; check [sandbox] in harness.toml");
+                record.verdict = Verdict::NotEvaluated;
+                record.detail = Some(format!("the sandbox could not run the program: {e}"));
+            }
+        }
+        if extracted.source == Source::WholeReply && !record.passed() {
+            // Small models often answer with the expected output instead of
+            // a program; say so, since the verdict alone hides it.
+            let note = "the reply had no code block, so all of it was run as the program";
+            record.detail = Some(match record.detail.take() {
+                Some(d) => format!("{d} ({note})"),
+                None => note.to_string(),
+            });
+        }
+        record.program = (program != code).then_some(program);
+        record.code = Some(code);
+    }
+}
+
+impl Work for Arc<Pipeline> {
+    type Asked = Asked;
+
+    fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+        Pipeline::ask(self, case, history)
+    }
+
+    fn execute(&self, _case: &CaseId, asked: Asked) -> Finished {
+        let record = Pipeline::execute(self, asked);
+        Finished {
+            outcome: trial_outcome(&record),
+            entry: Some(HistoryEntry::from_record(&record)),
+        }
+    }
+}
+
+/// Passed, failed, or (for a request no recording answers) ignored with the
+/// reason: the model was not asked, so the case neither passes nor fails.
+pub fn trial_outcome(record: &CaseRecord) -> TrialOutcome {
+    trial_outcome_of(record.verdict, record.api_failure, record.detail.clone())
+}
+
+pub fn trial_outcome_of(
+    verdict: Verdict,
+    failure: Option<ApiFailure>,
+    detail: Option<String>,
+) -> TrialOutcome {
+    match (verdict, failure) {
+        (Verdict::Correct, _) => TrialOutcome::Passed,
+        (Verdict::NotEvaluated, Some(ApiFailure::PromptTooLong)) => {
+            TrialOutcome::Ignored("not evaluated: the prompt did not fit the context window".into())
+        }
+        (Verdict::NotEvaluated, Some(ApiFailure::NotRecorded)) => {
+            TrialOutcome::Ignored("not evaluated: no recording of this exact request".into())
+        }
+        (verdict, _) => TrialOutcome::Failed(format!("{verdict}: {}", detail.unwrap_or_default())),
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The server's own figures for the call, on the case's record.
+fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
+    record.tokens = usage
+        .prompt_tokens
+        .zip(usage.completion_tokens)
+        .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
+    record.finish_reason = usage.finish_reason.clone();
+    record.generation_secs = usage.generation_secs;
+}

@@ -1,0 +1,541 @@
+//! Runs the selected cases through two bounded pools: model requests in
+//! flight (sized to the server's parallel slots, `concurrency`) and program
+//! executions (sized to the cores). A case waiting for the model never
+//! holds back a case ready to run its code, and libtest's worker threads
+//! only wait for results ([`Scheduler::wait`]).
+//!
+//! Order: with the learning history on, the cases of a chain (prompt x
+//! round) run one after another, since each sees the earlier ones; chains
+//! run side by side. With it off there is no order at all. Ready cases are
+//! asked in plan order (question-major), so chains advance together.
+//!
+//! Bookkeeping is O(cases): a chain is a list of case indices and a cursor,
+//! and keeps only the history entries a prompt can show.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use crate::ask::history::HistoryEntry;
+use crate::case::{CaseId, ChainId};
+
+/// What libtest shows for a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrialOutcome {
+    Passed,
+    Failed(String),
+    /// Not run or not evaluated, with the reason.
+    Ignored(String),
+}
+
+/// The result of running one case to the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub outcome: TrialOutcome,
+    /// What the case adds to its chain's history; `None` when it adds nothing.
+    pub entry: Option<HistoryEntry>,
+}
+
+/// The two stages of a case. `ask` holds a model slot, `execute` an
+/// execution slot.
+pub trait Work: Send + Sync + 'static {
+    /// What the model stage hands to the execution stage.
+    type Asked: Send + 'static;
+    fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Self::Asked;
+    fn execute(&self, case: &CaseId, asked: Self::Asked) -> Finished;
+}
+
+/// How many cases may be in each stage at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pools {
+    /// Model requests in flight.
+    pub model: usize,
+    /// Programs running.
+    pub execute: usize,
+}
+
+/// A chain's cases in question order and what the next one will see.
+struct Chain {
+    cases: Vec<usize>,
+    next: usize,
+    /// The most recent entries, oldest first, at most `keep` of them.
+    history: VecDeque<HistoryEntry>,
+}
+
+struct Shared<W: Work> {
+    work: W,
+    cases: Vec<CaseId>,
+    /// Chain of each case; `None` when the history is off.
+    chain_of: Vec<Option<ChainId>>,
+    chains: Mutex<HashMap<ChainId, Chain>>,
+    keep: usize,
+    ready: Mutex<VecDeque<usize>>,
+    ready_changed: Condvar,
+    asked: Mutex<VecDeque<(usize, W::Asked)>>,
+    asked_changed: Condvar,
+    results: Mutex<Vec<Option<TrialOutcome>>>,
+    /// The libtest thread waiting for each case, woken alone when its case
+    /// ends: one condition variable for all of them woke every waiting
+    /// thread (up to 64) on every case.
+    waiters: Mutex<HashMap<usize, std::thread::Thread>>,
+    /// Cases without a result yet.
+    remaining: std::sync::atomic::AtomicUsize,
+    interrupted: Arc<AtomicBool>,
+    /// Set when every case has a result or the run was interrupted.
+    closing: AtomicBool,
+}
+
+/// The running cases of one run.
+pub struct Scheduler<W: Work> {
+    shared: Arc<Shared<W>>,
+    index: HashMap<CaseId, usize>,
+}
+
+impl<W: Work> Scheduler<W> {
+    /// Starts the pools on `cases` (plan order). `history` is `Some(keep)`
+    /// when the history is on: chains run in order and remember their last
+    /// `keep` entries; `earlier` holds the entries of cases finished before
+    /// (a resumed run), oldest first per chain.
+    pub fn start(
+        work: W,
+        cases: Vec<CaseId>,
+        history: Option<usize>,
+        earlier: HashMap<ChainId, Vec<HistoryEntry>>,
+        pools: Pools,
+        interrupted: Arc<AtomicBool>,
+    ) -> Scheduler<W> {
+        let index: HashMap<CaseId, usize> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), i))
+            .collect();
+        let chain_of: Vec<Option<ChainId>> =
+            cases.iter().map(|c| history.map(|_| c.chain())).collect();
+        let keep = history.unwrap_or(0);
+        let mut chains: HashMap<ChainId, Chain> = HashMap::new();
+        for (i, chain) in chain_of.iter().enumerate() {
+            if let Some(id) = chain {
+                chains
+                    .entry(id.clone())
+                    .or_insert_with(|| Chain {
+                        cases: Vec::new(),
+                        next: 0,
+                        history: VecDeque::new(),
+                    })
+                    .cases
+                    .push(i);
+            }
+        }
+        let mut earlier = earlier;
+        for (id, chain) in chains.iter_mut() {
+            chain.cases.sort_by_key(|&i| cases[i].question);
+            let entries = earlier.remove(id).unwrap_or_default();
+            let skip = entries.len().saturating_sub(keep);
+            chain.history.extend(entries.into_iter().skip(skip));
+        }
+        // Ready now: every case without history, else each chain's first.
+        let mut ready: Vec<usize> = match history {
+            None => (0..cases.len()).collect(),
+            Some(_) => chains.values().map(|c| c.cases[0]).collect(),
+        };
+        ready.sort_unstable();
+        let n = cases.len();
+        let shared = Arc::new(Shared {
+            work,
+            cases,
+            chain_of,
+            chains: Mutex::new(chains),
+            keep,
+            ready: Mutex::new(ready.into()),
+            ready_changed: Condvar::new(),
+            asked: Mutex::new(VecDeque::new()),
+            asked_changed: Condvar::new(),
+            results: Mutex::new(vec![None; n]),
+            waiters: Mutex::new(HashMap::new()),
+            remaining: std::sync::atomic::AtomicUsize::new(n),
+            interrupted,
+            closing: AtomicBool::new(n == 0),
+        });
+        for _ in 0..pools.model.max(1) {
+            let s = shared.clone();
+            std::thread::spawn(move || s.model_worker());
+        }
+        for _ in 0..pools.execute.max(1) {
+            let s = shared.clone();
+            std::thread::spawn(move || s.execute_worker());
+        }
+        Scheduler { shared, index }
+    }
+
+    /// Blocks until `case` has a result. `None` when the case is not part of
+    /// this run, or the run was interrupted before it finished.
+    pub fn wait(&self, case: &CaseId) -> Option<TrialOutcome> {
+        let i = *self.index.get(case)?;
+        let s = &self.shared;
+        loop {
+            {
+                let results = lock(&s.results);
+                if let Some(outcome) = &results[i] {
+                    lock(&s.waiters).remove(&i);
+                    return Some(outcome.clone());
+                }
+                if s.interrupted.load(Ordering::SeqCst) {
+                    return None;
+                }
+                // Registered under the results lock: `complete` sets the
+                // result under it too, so it finds this waiter to unpark.
+                lock(&s.waiters).insert(i, std::thread::current());
+            }
+            // Interrupts come from a signal handler, which cannot unpark.
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
+    }
+
+    /// Lets idle workers end; running cases finish on their own.
+    pub fn close(&self) {
+        self.shared.close();
+    }
+}
+
+impl<W: Work> Drop for Scheduler<W> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<W: Work> Shared<W> {
+    fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        self.ready_changed.notify_all();
+        self.asked_changed.notify_all();
+    }
+
+    fn stopping(&self) -> bool {
+        self.closing.load(Ordering::SeqCst) || self.interrupted.load(Ordering::SeqCst)
+    }
+
+    fn model_worker(&self) {
+        loop {
+            let next = {
+                let mut ready = lock(&self.ready);
+                loop {
+                    if self.stopping() {
+                        return;
+                    }
+                    if let Some(i) = ready.pop_front() {
+                        break i;
+                    }
+                    ready = self
+                        .ready_changed
+                        .wait_timeout(ready, Duration::from_millis(200))
+                        .map(|(g, _)| g)
+                        .unwrap_or_else(|p| p.into_inner().0);
+                }
+            };
+            let history: Vec<HistoryEntry> = match &self.chain_of[next] {
+                Some(id) => lock(&self.chains)
+                    .get(id)
+                    .map(|c| c.history.iter().cloned().collect())
+                    .unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let case = &self.cases[next];
+            let asked = catch(|| self.work.ask(case, &history));
+            match asked {
+                Ok(asked) => {
+                    lock(&self.asked).push_back((next, asked));
+                    self.asked_changed.notify_one();
+                }
+                Err(message) => self.complete(next, panicked(message)),
+            }
+        }
+    }
+
+    fn execute_worker(&self) {
+        loop {
+            let (i, asked) = {
+                let mut queue = lock(&self.asked);
+                loop {
+                    if let Some(item) = queue.pop_front() {
+                        break item;
+                    }
+                    if self.stopping() {
+                        return;
+                    }
+                    queue = self
+                        .asked_changed
+                        .wait_timeout(queue, Duration::from_millis(200))
+                        .map(|(g, _)| g)
+                        .unwrap_or_else(|p| p.into_inner().0);
+                }
+            };
+            let case = &self.cases[i];
+            let finished = catch(|| self.work.execute(case, asked)).unwrap_or_else(panicked);
+            self.complete(i, finished);
+        }
+    }
+
+    /// Records the result, extends the chain's history and makes the chain's
+    /// next case ready.
+    fn complete(&self, i: usize, finished: Finished) {
+        if let Some(id) = &self.chain_of[i] {
+            let mut chains = lock(&self.chains);
+            if let Some(chain) = chains.get_mut(id) {
+                if let Some(entry) = finished.entry {
+                    chain.history.push_back(entry);
+                    while chain.history.len() > self.keep {
+                        chain.history.pop_front();
+                    }
+                }
+                chain.next += 1;
+                if let Some(&following) = chain.cases.get(chain.next) {
+                    lock(&self.ready).push_back(following);
+                    self.ready_changed.notify_one();
+                }
+            }
+        }
+        let first = lock(&self.results)[i].replace(finished.outcome).is_none();
+        if let Some(waiter) = lock(&self.waiters).remove(&i) {
+            waiter.unpark();
+        }
+        if first && self.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.close();
+        }
+    }
+}
+
+fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into())
+    })
+}
+
+fn panicked(message: String) -> Finished {
+    tracing::error!("the harness panicked on a case: {message}; please report it with the journal");
+    Finished {
+        outcome: TrialOutcome::Failed(format!(
+            "the harness panicked on this case ({message}); please report it with the journal line"
+        )),
+        entry: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Instant;
+
+    use super::*;
+
+    /// Sleeps in both stages and records the peak number of cases in each.
+    struct Probe {
+        ask_ms: u64,
+        exec_ms: u64,
+        asking: AtomicUsize,
+        peak_asking: AtomicUsize,
+        executing: AtomicUsize,
+        peak_executing: AtomicUsize,
+        /// (case name, the history numbers it saw), in ask order.
+        seen: Mutex<Vec<(String, Vec<usize>)>>,
+    }
+
+    impl Probe {
+        fn new(ask_ms: u64, exec_ms: u64) -> Probe {
+            Probe {
+                ask_ms,
+                exec_ms,
+                asking: AtomicUsize::new(0),
+                peak_asking: AtomicUsize::new(0),
+                executing: AtomicUsize::new(0),
+                peak_executing: AtomicUsize::new(0),
+                seen: Mutex::new(Vec::new()),
+            }
+        }
+    }
+
+    fn enter(now: &AtomicUsize, peak: &AtomicUsize) {
+        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+        peak.fetch_max(n, Ordering::SeqCst);
+    }
+
+    impl Work for Arc<Probe> {
+        type Asked = ();
+        fn ask(&self, case: &CaseId, history: &[HistoryEntry]) {
+            enter(&self.asking, &self.peak_asking);
+            lock(&self.seen).push((
+                case.test_name(),
+                history.iter().map(|e| e.question_number).collect(),
+            ));
+            std::thread::sleep(Duration::from_millis(self.ask_ms));
+            self.asking.fetch_sub(1, Ordering::SeqCst);
+        }
+        fn execute(&self, case: &CaseId, _: ()) -> Finished {
+            enter(&self.executing, &self.peak_executing);
+            std::thread::sleep(Duration::from_millis(self.exec_ms));
+            self.executing.fetch_sub(1, Ordering::SeqCst);
+            Finished {
+                outcome: if case.question % 2 == 0 {
+                    TrialOutcome::Failed("even".into())
+                } else {
+                    TrialOutcome::Passed
+                },
+                entry: Some(HistoryEntry {
+                    question_number: case.question,
+                    question: String::new(),
+                    answer: String::new(),
+                    passed: true,
+                    expected: String::new(),
+                    actual: String::new(),
+                }),
+            }
+        }
+    }
+
+    fn cases(prompts: &[&str], questions: usize) -> Vec<CaseId> {
+        let mut out = Vec::new();
+        for q in 1..=questions {
+            for p in prompts {
+                out.push(CaseId {
+                    prompt: p.to_string(),
+                    question: q,
+                    question_id: format!("q{q}"),
+                    round: 1,
+                    sample: None,
+                });
+            }
+        }
+        out
+    }
+
+    fn run(probe: &Arc<Probe>, cases: &[CaseId], history: Option<usize>, pools: Pools) {
+        let s = Scheduler::start(
+            probe.clone(),
+            cases.to_vec(),
+            history,
+            HashMap::new(),
+            pools,
+            Arc::new(AtomicBool::new(false)),
+        );
+        for c in cases {
+            let expected = if c.question % 2 == 0 {
+                TrialOutcome::Failed("even".into())
+            } else {
+                TrialOutcome::Passed
+            };
+            assert_eq!(s.wait(c), Some(expected));
+        }
+    }
+
+    #[test]
+    fn without_history_the_model_pool_is_kept_full_and_bounded() {
+        let probe = Arc::new(Probe::new(30, 1));
+        let all = cases(&["p"], 24);
+        let started = Instant::now();
+        run(
+            &probe,
+            &all,
+            None,
+            Pools {
+                model: 4,
+                execute: 2,
+            },
+        );
+        assert_eq!(probe.peak_asking.load(Ordering::SeqCst), 4);
+        assert!(probe.peak_executing.load(Ordering::SeqCst) <= 2);
+        // 24 asks of 30 ms, 4 at a time: about 180 ms, not 720.
+        assert!(started.elapsed() < Duration::from_millis(600));
+    }
+
+    #[test]
+    fn with_history_chains_run_in_order_side_by_side() {
+        let probe = Arc::new(Probe::new(5, 5));
+        let all = cases(&["a", "b", "c"], 5);
+        run(
+            &probe,
+            &all,
+            Some(3),
+            Pools {
+                model: 4,
+                execute: 2,
+            },
+        );
+        let seen = lock(&probe.seen).clone();
+        for p in ["a", "b", "c"] {
+            let chain: Vec<&(String, Vec<usize>)> =
+                seen.iter().filter(|(n, _)| n.starts_with(p)).collect();
+            let order: Vec<&str> = chain.iter().map(|(n, _)| n.as_str()).collect();
+            let expected: Vec<String> = (1..=5).map(|q| format!("{p}::q{q}::r1")).collect();
+            assert_eq!(order, expected);
+            // The most recent three entries, oldest first.
+            assert_eq!(chain[4].1, [2, 3, 4]);
+            assert_eq!(chain[1].1, [1]);
+        }
+        // Three chains, one case each in flight at most.
+        assert!(probe.peak_asking.load(Ordering::SeqCst) <= 3);
+        assert!(
+            probe.peak_asking.load(Ordering::SeqCst) >= 2,
+            "chains overlap"
+        );
+    }
+
+    #[test]
+    fn a_resumed_chain_continues_after_its_finished_entries() {
+        let probe = Arc::new(Probe::new(0, 0));
+        let all: Vec<CaseId> = cases(&["a"], 4).into_iter().skip(2).collect();
+        let entry = |n| HistoryEntry {
+            question_number: n,
+            question: String::new(),
+            answer: String::new(),
+            passed: true,
+            expected: String::new(),
+            actual: String::new(),
+        };
+        let earlier = HashMap::from([(all[0].chain(), vec![entry(1), entry(2)])]);
+        let s = Scheduler::start(
+            probe.clone(),
+            all.clone(),
+            Some(10),
+            earlier,
+            Pools {
+                model: 1,
+                execute: 1,
+            },
+            Arc::new(AtomicBool::new(false)),
+        );
+        assert!(s.wait(&all[1]).is_some());
+        let seen = lock(&probe.seen).clone();
+        assert_eq!(seen[0].1, [1, 2]);
+        assert_eq!(seen[1].1, [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_interrupt_stops_new_work_and_releases_waiters() {
+        let probe = Arc::new(Probe::new(50, 0));
+        let all = cases(&["a"], 20);
+        let flag = Arc::new(AtomicBool::new(false));
+        let s = Scheduler::start(
+            probe.clone(),
+            all.clone(),
+            None,
+            HashMap::new(),
+            Pools {
+                model: 1,
+                execute: 1,
+            },
+            flag.clone(),
+        );
+        flag.store(true, Ordering::SeqCst);
+        assert_eq!(s.wait(&all[19]), None);
+        std::thread::sleep(Duration::from_millis(120));
+        assert!(lock(&probe.seen).len() <= 2, "no new case starts");
+    }
+}

@@ -1,0 +1,1115 @@
+//! The JSON suite of spec §2.1 -> [`Suite`], validated, with errors that name
+//! the file, the line and what to fix.
+//!
+//! Every top-level string is a prompt template (in file order); `questions`
+//! is the list of questions. A question may carry an `id` (used in case
+//! names) and a `kind`; other fields are kept for later features and ignored.
+
+pub mod import;
+pub mod variant;
+pub mod variants;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use jsonc_parser::ast;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{RunSettings, line_of_offset};
+
+/// Files larger than this are refused: a suite is hand-written text, and a
+/// runaway file should not exhaust memory before the first case.
+pub const MAX_SUITE_BYTES: usize = 64 << 20;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prompt {
+    pub name: String,
+    pub template: String,
+    /// The system prompt written for this template (object form:
+    /// `{"template": ..., "system_prompt": ...}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Question {
+    /// 1-based position in the file.
+    pub index: usize,
+    /// Given in the file or derived (`q1_two_sum`): stable while the file's
+    /// order and text stay the same.
+    pub id: String,
+    pub kind: Option<String>,
+    pub question: String,
+    /// What the program prints; empty when only `tests` judge the question.
+    pub answer: String,
+    /// How stdout is compared with `answer`.
+    #[serde(rename = "match")]
+    pub matcher: Match,
+    /// Python run after the program in the same process (HumanEval's
+    /// `check(candidate)`): the question passes when it exits with 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<String>,
+    /// The function the question asks for. The question text is then its
+    /// completion-style prompt (signature and docstring), and a reply that
+    /// holds only the function's body runs after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_point: Option<String>,
+    /// A correct solution, never sent to the model: checks the question
+    /// (it must pass) and is what detailed prompts are written from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The maximally detailed description (PartialOrderEval's p_top), from
+    /// which prompt variants are derived; written by a model when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_top: Option<String>,
+    /// Set on a question of an expanded suite: which prompt variant of
+    /// which question it is (see `variants`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<variant::Variant>,
+}
+
+/// How a program's stdout is compared with the expected answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Match {
+    /// The spec's comparison: equal after trimming and CRLF -> LF.
+    Exact,
+    /// The `answer` is a pattern (regex crate syntax) found in the trimmed
+    /// stdout; anchor it with `^...$` for a whole match.
+    Regex,
+    /// Both parse as numbers within `tolerance` of each other (absolute).
+    Numeric { tolerance: f64 },
+}
+
+/// The default `tolerance` of `"match": "numeric"`.
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+
+impl Question {
+    /// What the report and the history show as expected.
+    pub fn expected_text(&self) -> String {
+        match (&self.tests, self.answer.is_empty()) {
+            (Some(_), true) => TESTS_PASS.to_string(),
+            _ => self.answer.clone(),
+        }
+    }
+}
+
+/// The expected outcome of a question judged by its tests only.
+pub const TESTS_PASS: &str = "all tests pass (exit status 0)";
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suite {
+    pub path: PathBuf,
+    pub prompts: Vec<Prompt>,
+    pub questions: Vec<Question>,
+    /// The system prompt for every template without its own (`settings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The suite's name for its snapshot folder (`settings.name`), when it
+    /// is not the file's stem: an expanded suite keeps its source's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How the benchmark is meant to run (`settings`): applied over
+    /// harness.toml, under the environment ([`crate::config::Config::apply_suite`]).
+    #[serde(skip_serializing_if = "RunSettings::is_empty")]
+    pub settings: RunSettings,
+}
+
+/// The `settings` keys that are run settings, for messages.
+pub const RUN_SETTING_KEYS: &str = "history, language, rounds, samples, temperature, pass_at_k";
+
+/// Machine settings a suite must not set, and where they belong.
+const MACHINE_KEYS: [(&str, &str); 8] = [
+    ("model", "harness.toml `model` or PROMPTEVAL_MODEL"),
+    ("backend", "harness.toml `backend` or PROMPTEVAL_BACKEND"),
+    ("concurrency", "harness.toml `concurrency`"),
+    ("num_ctx", "harness.toml [llm] num_ctx"),
+    (
+        "timeout_secs",
+        "harness.toml [llm] or [sandbox] timeout_secs",
+    ),
+    ("seed", "harness.toml [llm] seed"),
+    ("num_predict", "harness.toml [llm] num_predict"),
+    ("result_dir", "harness.toml `result_dir`"),
+];
+
+/// A suite that cannot be used, with its location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteError {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for SuiteError {}
+
+impl Suite {
+    pub fn load(path: &Path) -> Result<Suite, SuiteError> {
+        let err = |line: Option<usize>, message: String| SuiteError {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| {
+            err(
+                None,
+                format!("cannot read the suite: {e}; set PROMPTEVAL_SUITE or `suite` in harness.toml to an existing JSON file"),
+            )
+        })?;
+        if meta.len() > MAX_SUITE_BYTES as u64 {
+            return Err(err(
+                None,
+                format!(
+                    "the suite is {} bytes, above the {} MiB limit; split it into several suites",
+                    meta.len(),
+                    MAX_SUITE_BYTES >> 20
+                ),
+            ));
+        }
+        let bytes =
+            std::fs::read(path).map_err(|e| err(None, format!("cannot read the suite: {e}")))?;
+        Suite::parse(path, &bytes)
+    }
+
+    /// The line of the suite file where question `index` (1-based) starts,
+    /// for a message about it found after loading (read again: lines are
+    /// looked up only when something is wrong).
+    pub fn question_line(&self, index: usize) -> Option<usize> {
+        let text = std::fs::read_to_string(&self.path).ok()?;
+        let ast = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
+            .ok()?
+            .value?;
+        Locator {
+            text: &text,
+            ast: Some(&ast),
+        }
+        .question_line(index.checked_sub(1)?)
+    }
+
+    /// Parses suite bytes; `path` is only used in messages.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Suite, SuiteError> {
+        let err = |line: Option<usize>, message: String| SuiteError {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            err(
+                Some(line),
+                "the file is not valid UTF-8; save it as UTF-8".into(),
+            )
+        })?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.trim().is_empty() {
+            return Err(err(
+                None,
+                "the suite is empty; it needs prompt templates and a `questions` list (see benches-data/example.json)".into(),
+            ));
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            err(
+                Some(e.line()),
+                format!("invalid JSON at column {}: {e}", e.column()),
+            )
+        })?;
+        // serde_json reports syntax with positions but not where a valid value
+        // sits; the AST gives the positions for the semantic checks below.
+        let ast = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default())
+            .ok()
+            .and_then(|r| r.value);
+        let locate = Locator {
+            text,
+            ast: ast.as_ref(),
+        };
+
+        let Value::Object(top) = value else {
+            return Err(err(
+                Some(1),
+                "the suite must be a JSON object of prompt templates and a `questions` list".into(),
+            ));
+        };
+        if let Some((name, line)) = locate.duplicate_top_key() {
+            return Err(err(
+                Some(line),
+                format!("`{name}` appears twice at the top level; give each prompt a unique name"),
+            ));
+        }
+
+        let mut prompts = Vec::new();
+        let mut questions_value = None;
+        let mut system_prompt = None;
+        let mut name = None;
+        let mut settings = RunSettings::default();
+        for (key, v) in &top {
+            let line = locate.top_key_line(key);
+            match (key.as_str(), v) {
+                ("questions", v) => questions_value = Some(v),
+                (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
+                    (system_prompt, name, settings) =
+                        parse_settings(fields).map_err(|m| err(line, m))?;
+                }
+                (_, Value::String(_)) | (_, Value::Object(_)) => {
+                    check_prompt_name(key).map_err(|m| err(line, m))?;
+                    let prompt = parse_prompt(key, v).map_err(|m| err(line, m))?;
+                    prompts.push(prompt);
+                }
+                (_, other) => {
+                    let hint = if key.eq_ignore_ascii_case("question")
+                        || key.eq_ignore_ascii_case("Questions")
+                    {
+                        " (did you mean `questions`?)"
+                    } else {
+                        ""
+                    };
+                    return Err(err(
+                        line,
+                        format!(
+                            "top-level `{key}` is {}, but top-level values must be prompt templates (strings, or objects with `template` and `system_prompt`), the `questions` list or the `settings` object{hint}",
+                            type_name(other)
+                        ),
+                    ));
+                }
+            }
+        }
+        if prompts.is_empty() {
+            return Err(err(
+                Some(1),
+                "no prompt templates: add at least one top-level string such as \"prompt1\": \"Solve: {question}\"".into(),
+            ));
+        }
+        let Some(questions_value) = questions_value else {
+            return Err(err(
+                Some(1),
+                "no `questions` list: add \"questions\": [{\"question\": \"...\", \"answer\": \"...\"}]".into(),
+            ));
+        };
+        let questions_line = locate.top_key_line("questions");
+        let Value::Array(items) = questions_value else {
+            return Err(err(
+                questions_line,
+                format!(
+                    "`questions` is {}, it must be a list",
+                    type_name(questions_value)
+                ),
+            ));
+        };
+        if items.is_empty() {
+            return Err(err(
+                questions_line,
+                "`questions` is empty; add at least one question".into(),
+            ));
+        }
+
+        let mut questions = Vec::with_capacity(items.len());
+        let mut seen = HashSet::new();
+        for (i, item) in items.iter().enumerate() {
+            let index = i + 1;
+            // Lines are looked up only for a message: finding one scans the
+            // text, and doing it for every question made loading quadratic.
+            let line = || locate.question_line(i).or(questions_line);
+            let q = parse_question(index, item).map_err(|m| err(line(), m))?;
+            if !seen.insert(q.id.clone()) {
+                return Err(err(
+                    line(),
+                    format!(
+                        "question {index} has the id `{}`, which an earlier question already uses; ids must be unique",
+                        q.id
+                    ),
+                ));
+            }
+            questions.push(q);
+        }
+        Ok(Suite {
+            path: path.to_path_buf(),
+            prompts,
+            questions,
+            system_prompt,
+            name,
+            settings,
+        })
+    }
+
+    /// The system prompt a case of `prompt` is sent with: the template's
+    /// own, else the suite's (`settings`), else harness.toml's
+    /// `llm.system_prompt`.
+    pub fn system_prompt_for<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+        configured: Option<&'a str>,
+    ) -> Option<&'a str> {
+        prompt
+            .system_prompt
+            .as_deref()
+            .or(self.system_prompt.as_deref())
+            .or(configured)
+    }
+
+    /// The name of the suite's snapshot folder: `settings.name`, else the
+    /// file stem.
+    pub fn stem(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "suite".into())
+    }
+
+    pub fn prompt(&self, name: &str) -> Option<&Prompt> {
+        self.prompts.iter().find(|p| p.name == name)
+    }
+}
+
+/// The top-level key of the suite's own settings. Every other top-level
+/// string is a template, as the spec says; an object is a template with its
+/// system prompt.
+pub const SETTINGS: &str = "settings";
+
+/// `settings`: (system prompt, name, run settings).
+fn parse_settings(
+    settings: &serde_json::Map<String, Value>,
+) -> Result<(Option<String>, Option<String>, RunSettings), String> {
+    let mut system_prompt = None;
+    let mut name = None;
+    let mut run = RunSettings::default();
+    for (field, v) in settings {
+        match (field.as_str(), v) {
+            ("name", Value::String(s)) if check_prompt_name(s).is_ok() => name = Some(s.clone()),
+            ("name", other) => {
+                return Err(format!(
+                    "`settings.name` is {other}; it names the suite's snapshot folder: letters, digits, `_`, `-` or `.`"
+                ));
+            }
+            ("system_prompt", Value::String(s)) if !s.trim().is_empty() => {
+                system_prompt = Some(s.clone())
+            }
+            ("system_prompt", Value::Null) => {}
+            ("system_prompt", other) => {
+                return Err(format!(
+                    "`settings.system_prompt` is {}, it must be a non-empty string",
+                    type_name(other)
+                ));
+            }
+            // `"history": false`, or harness.toml's table shape
+            // `"history": {"enabled": false, "language": "en"}`.
+            ("history", Value::Object(table)) => {
+                for (key, v) in table {
+                    match key.as_str() {
+                        "enabled" => run.history = Some(switch(v)?),
+                        "language" => run.language = Some(language(v)?),
+                        other => {
+                            return Err(format!(
+                                "`settings.history` has the field `{other}`; a suite may set its `enabled` and `language` (the other [history] keys are harness.toml's)"
+                            ));
+                        }
+                    }
+                }
+            }
+            ("history", v) => run.history = Some(switch(v)?),
+            ("language", v) => run.language = Some(language(v)?),
+            ("rounds", v) => run.rounds = Some(count(field, v)?),
+            ("samples", v) => run.samples = Some(count(field, v)?),
+            ("temperature", v) => {
+                run.temperature = Some(v.as_f64().filter(|t| (0.0..=2.0).contains(t)).ok_or_else(
+                    || format!("`settings.temperature` is {v}; it must be a number from 0 to 2"),
+                )?)
+            }
+            ("pass_at_k", v) => {
+                let ks = v
+                    .as_array()
+                    .filter(|a| !a.is_empty())
+                    .map(|a| a.iter().map(|k| count(field, k).map(|k| k as usize)).collect())
+                    .unwrap_or_else(|| {
+                        Err(format!(
+                            "`settings.pass_at_k` is {v}; it must be a list of whole numbers, e.g. [1, 10]"
+                        ))
+                    })?;
+                run.pass_at_k = Some(ks);
+            }
+            (other, _) => {
+                let hint = MACHINE_KEYS
+                    .iter()
+                    .find(|(k, _)| *k == other)
+                    .map(|(_, home)| {
+                        format!(
+                            "; `{other}` belongs to the machine running the suite, not to the suite: set it in {home}"
+                        )
+                    })
+                    .unwrap_or_default();
+                return Err(format!(
+                    "`settings` has an unknown field `{other}`; it may hold `system_prompt`, `name` and the run settings {RUN_SETTING_KEYS}{hint}"
+                ));
+            }
+        }
+    }
+    Ok((system_prompt, name, run))
+}
+
+/// `true`/`false` or `"on"`/`"off"`, as PROMPTEVAL_HISTORY reads.
+fn switch(v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "on" => Ok(true),
+        Value::String(s) if s == "off" => Ok(false),
+        other => Err(format!(
+            "`settings.history` is {other}; it must be true or false (or \"on\" / \"off\")"
+        )),
+    }
+}
+
+/// `"zh"` or `"en"`.
+fn language(v: &Value) -> Result<crate::config::HistoryLanguage, String> {
+    // The names harness.toml's `[history] language` takes (serde's).
+    serde_json::from_value(v.clone()).map_err(|_| {
+        format!(
+            "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
+        )
+    })
+}
+
+/// A whole number of at least 1.
+fn count(field: &str, v: &Value) -> Result<u32, String> {
+    v.as_u64()
+        .filter(|n| (1..=u64::from(u32::MAX)).contains(n))
+        .map(|n| n as u32)
+        .ok_or_else(|| format!("`settings.{field}` is {v}; it must be a whole number, at least 1"))
+}
+
+fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
+    let (template, system_prompt) = match v {
+        Value::String(t) => (t.clone(), None),
+        Value::Object(obj) => {
+            if let Some(unknown) = obj
+                .keys()
+                .find(|k| !["template", "system_prompt"].contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "prompt `{name}` has an unknown field `{unknown}`; a prompt object holds `template` and `system_prompt`"
+                ));
+            }
+            let template = match obj.get("template") {
+                Some(Value::String(t)) => t.clone(),
+                Some(other) => {
+                    return Err(format!(
+                        "prompt `{name}`: `template` is {}, it must be a string",
+                        type_name(other)
+                    ));
+                }
+                None => return Err(format!("prompt `{name}` has no `template` field")),
+            };
+            let system = match obj.get("system_prompt") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+                Some(other) => {
+                    return Err(format!(
+                        "prompt `{name}`: `system_prompt` is {}, it must be a non-empty string",
+                        type_name(other)
+                    ));
+                }
+            };
+            (template, system)
+        }
+        _ => unreachable!("only strings and objects are prompts"),
+    };
+    if !template.contains("{question}") {
+        return Err(format!(
+            "prompt template `{name}` has no `{{question}}` placeholder; add it where the question goes"
+        ));
+    }
+    Ok(Prompt {
+        name: name.to_string(),
+        template,
+        system_prompt,
+    })
+}
+
+fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
+    let Value::Object(obj) = item else {
+        return Err(format!(
+            "question {index} is {}, it must be an object with `question` and `answer`",
+            type_name(item)
+        ));
+    };
+    let text = |field: &str| -> Result<String, String> {
+        match obj.get(field) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::String(_)) => Err(format!(
+                "question {index} has an empty `{field}`; fill it in"
+            )),
+            // A bare number is what the program prints; a boolean is what
+            // Python prints for it (`print(True)`), not JSON's `true`.
+            Some(Value::Number(n)) if field == "answer" => Ok(n.to_string()),
+            Some(Value::Bool(b)) if field == "answer" => {
+                Ok(if *b { "True" } else { "False" }.to_string())
+            }
+            Some(v) => Err(format!(
+                "question {index}: `{field}` is {}, it must be a string",
+                type_name(v)
+            )),
+            None => Err(format!("question {index} has no `{field}` field")),
+        }
+    };
+    // A variant may have no description at all (p_bot of a plain question).
+    let question = match obj.get("question") {
+        Some(Value::String(s)) if obj.contains_key("variant") => s.clone(),
+        _ => text("question")?,
+    };
+    let optional_text = |field: &str| -> Result<Option<String>, String> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            _ => text(field).map(Some),
+        }
+    };
+    let tests = optional_text("tests")?;
+    let answer = match (optional_text("answer")?, &tests) {
+        (Some(a), _) => a,
+        (None, Some(_)) => String::new(),
+        (None, None) => {
+            return Err(format!(
+                "question {index} has neither `answer` (what the program prints) nor `tests` (Python run after it); add one"
+            ));
+        }
+    };
+    let entry_point = match optional_text("entry_point")? {
+        Some(name) if !is_identifier(&name) => {
+            return Err(format!(
+                "question {index}: `entry_point` {name:?} is not a Python function name"
+            ));
+        }
+        other => other,
+    };
+    let matcher = parse_match(index, obj, &answer)?;
+    let reference = optional_text("reference")?;
+    let p_top = optional_text("p_top")?;
+    let variant = match obj.get("variant") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<variant::Variant>(v.clone())
+                .map_err(|e| format!("question {index}: `variant` is not a prompt variant: {e}"))?,
+        ),
+    };
+    let id = match obj.get("id") {
+        None | Some(Value::Null) => derive_id(index, &question),
+        Some(Value::String(id)) => {
+            check_id(id).map_err(|m| format!("question {index}: {m}"))?;
+            id.clone()
+        }
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `id` is {}, it must be a string",
+                type_name(v)
+            ));
+        }
+    };
+    let kind = match obj.get("kind") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(k)) => Some(k.clone()),
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `kind` is {}, it must be a string",
+                type_name(v)
+            ));
+        }
+    };
+    Ok(Question {
+        index,
+        id,
+        kind,
+        question,
+        answer,
+        matcher,
+        tests,
+        entry_point,
+        reference,
+        p_top,
+        variant,
+    })
+}
+
+/// `match` (`exact`, `regex`, `numeric`) and `tolerance`.
+fn parse_match(
+    index: usize,
+    obj: &serde_json::Map<String, Value>,
+    answer: &str,
+) -> Result<Match, String> {
+    let tolerance = match obj.get("tolerance") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(t) if t >= 0.0 && t.is_finite() => Some(t),
+            _ => {
+                return Err(format!(
+                    "question {index}: `tolerance` must be a number >= 0"
+                ));
+            }
+        },
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `tolerance` is {}, it must be a number",
+                type_name(v)
+            ));
+        }
+    };
+    let kind = match obj.get("match") {
+        None | Some(Value::Null) => "exact",
+        Some(Value::String(k)) => k.as_str(),
+        Some(v) => {
+            return Err(format!(
+                "question {index}: `match` is {}, it must be \"exact\", \"regex\" or \"numeric\"",
+                type_name(v)
+            ));
+        }
+    };
+    if kind != "exact" && answer.is_empty() {
+        return Err(format!(
+            "question {index}: `match` compares stdout with `answer`, which it lacks"
+        ));
+    }
+    if tolerance.is_some() && kind != "numeric" {
+        return Err(format!(
+            "question {index}: `tolerance` only applies to \"match\": \"numeric\""
+        ));
+    }
+    match kind {
+        "exact" => Ok(Match::Exact),
+        "regex" => {
+            regex::Regex::new(answer).map_err(|e| {
+                format!(
+                    "question {index}: `answer` is not a valid regex for \"match\": \"regex\": {e}"
+                )
+            })?;
+            Ok(Match::Regex)
+        }
+        "numeric" => {
+            if answer.trim().parse::<f64>().is_err() {
+                return Err(format!(
+                    "question {index}: `answer` {answer:?} is not a number, as \"match\": \"numeric\" needs"
+                ));
+            }
+            Ok(Match::Numeric {
+                tolerance: tolerance.unwrap_or(DEFAULT_TOLERANCE),
+            })
+        }
+        other => Err(format!(
+            "question {index}: `match` is {other:?}; use \"exact\", \"regex\" or \"numeric\""
+        )),
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `q1_two_sum`: the position keeps it unique, the first two ASCII words of
+/// the question make it readable and filterable (`-- two_sum`).
+pub fn derive_id(index: usize, question: &str) -> String {
+    static WORD: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let word = WORD.get_or_init(|| regex::Regex::new(r"[A-Za-z][A-Za-z0-9_]*").unwrap());
+    let words: Vec<String> = word
+        .find_iter(question.lines().next().unwrap_or(""))
+        .map(|m| m.as_str().to_ascii_lowercase())
+        .take(2)
+        .collect();
+    let mut id = format!("q{index}");
+    for w in words {
+        if id.len() + w.len() > 32 {
+            break;
+        }
+        id.push('_');
+        id.push_str(&w);
+    }
+    id
+}
+
+fn check_id(id: &str) -> Result<(), String> {
+    // 64 for a written id, plus a variant's suffix (`.paragraph_0.4-2`).
+    if id.is_empty() || id.len() > 96 {
+        return Err("`id` must have 1 to 96 characters".into());
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+        || id.starts_with('.')
+    {
+        return Err(format!(
+            "`id` {id:?} may only use letters, digits, `_`, `-` and `.` (it becomes part of test and file names)"
+        ));
+    }
+    Ok(())
+}
+
+/// Prompt names become folder names and test-name prefixes.
+fn check_prompt_name(name: &str) -> Result<(), String> {
+    let bad = name.is_empty()
+        || name.starts_with('.')
+        || name.contains("::")
+        || name
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || "/\\:*?\"<>|".contains(c));
+    if bad {
+        return Err(format!(
+            "prompt name {name:?} cannot be used as a folder and test name; use letters, digits, `_`, `-` or `.` (not first)"
+        ));
+    }
+    Ok(())
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Finds the lines of keys and list items for messages.
+struct Locator<'a> {
+    text: &'a str,
+    ast: Option<&'a ast::Value<'a>>,
+}
+
+impl Locator<'_> {
+    fn top(&self) -> Option<&ast::Object<'_>> {
+        match self.ast? {
+            ast::Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    fn top_key_line(&self, key: &str) -> Option<usize> {
+        let prop = self
+            .top()?
+            .properties
+            .iter()
+            .find(|p| p.name.as_str() == key)?;
+        Some(line_of_offset(self.text, prop.range.start))
+    }
+
+    fn duplicate_top_key(&self) -> Option<(String, usize)> {
+        let mut seen = HashSet::new();
+        self.top()?.properties.iter().find_map(|p| {
+            (!seen.insert(p.name.as_str())).then(|| {
+                (
+                    p.name.as_str().to_string(),
+                    line_of_offset(self.text, p.range.start),
+                )
+            })
+        })
+    }
+
+    fn question_line(&self, i: usize) -> Option<usize> {
+        let prop = self
+            .top()?
+            .properties
+            .iter()
+            .find(|p| p.name.as_str() == "questions")?;
+        match &prop.value {
+            ast::Value::Array(a) => {
+                let start = match a.elements.get(i)? {
+                    ast::Value::Object(o) => o.range.start,
+                    ast::Value::StringLit(s) => s.range.start,
+                    ast::Value::NumberLit(n) => n.range.start,
+                    ast::Value::BooleanLit(b) => b.range.start,
+                    ast::Value::Array(a) => a.range.start,
+                    ast::Value::NullKeyword(n) => n.range.start,
+                };
+                Some(line_of_offset(self.text, start))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Suite, SuiteError> {
+        Suite::parse(Path::new("suite.json"), text.as_bytes())
+    }
+
+    const OK: &str = r#"{
+  "p1": "A {question}",
+  "p2": "B {question}",
+  "questions": [
+    {"question": "Implement Two Sum: nums", "answer": "[0, 1]"},
+    {"id": "greet", "question": "fix", "answer": "Hello"}
+  ]
+}"#;
+
+    #[test]
+    fn loads_prompts_in_file_order_and_derives_ids() {
+        let s = parse(OK).unwrap();
+        let names: Vec<_> = s.prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["p1", "p2"]);
+        assert_eq!(s.questions[0].id, "q1_implement_two");
+        assert_eq!(s.questions[1].id, "greet");
+        assert_eq!(s.questions[1].index, 2);
+    }
+
+    #[test]
+    fn derived_ids_use_ascii_words_of_mixed_text() {
+        assert_eq!(derive_id(1, "實作Two Sum演算法：給定"), "q1_two_sum");
+        assert_eq!(
+            derive_id(2, "修復以下程式碼的縮排問題，然後執行 greet('World')"),
+            "q2_greet_world"
+        );
+        assert_eq!(derive_id(3, "找出以下程式碼的bug並修復"), "q3_bug");
+        assert_eq!(derive_id(4, "純中文"), "q4");
+    }
+
+    #[test]
+    fn the_spec_example_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/example.json");
+        if let Ok(s) = Suite::load(&path) {
+            assert_eq!(s.prompts.len(), 3);
+            assert_eq!(s.questions.len(), 3);
+            assert_eq!(s.questions[2].answer, "0");
+        }
+    }
+
+    fn error_of(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn questions_with_tests_matches_and_an_entry_point() {
+        let s = parse(
+            r#"{"p1": "Complete: {question}",
+                "questions": [
+                  {"id": "t", "question": "def f():\n    \"\"\"One.\"\"\"\n", "entry_point": "f",
+                   "tests": "assert f() == 1"},
+                  {"id": "r", "question": "Greet", "answer": "^Hello, \\w+!$", "match": "regex"},
+                  {"id": "n", "question": "Pi", "answer": 3.14159, "match": "numeric", "tolerance": 0.001},
+                  {"id": "b", "question": "True?", "answer": true}
+                ]}"#,
+        )
+        .unwrap();
+        let q = &s.questions;
+        assert_eq!(q[0].tests.as_deref(), Some("assert f() == 1"));
+        assert_eq!(q[0].entry_point.as_deref(), Some("f"));
+        assert_eq!(q[0].answer, "");
+        assert_eq!(q[0].expected_text(), TESTS_PASS);
+        assert_eq!(q[1].matcher, Match::Regex);
+        assert_eq!(q[1].answer, r"^Hello, \w+!$");
+        assert_eq!(q[2].matcher, Match::Numeric { tolerance: 0.001 });
+        assert_eq!(q[3].answer, "True");
+        assert_eq!(q[3].matcher, Match::Exact);
+    }
+
+    #[test]
+    fn bad_question_kinds_are_named_with_their_line() {
+        for (question, says) in [
+            (r#"{"question": "q"}"#, "neither `answer`"),
+            (
+                r#"{"question": "q", "answer": "(", "match": "regex"}"#,
+                "not a valid regex",
+            ),
+            (
+                r#"{"question": "q", "answer": "pi", "match": "numeric"}"#,
+                "is not a number",
+            ),
+            (
+                r#"{"question": "q", "answer": "1", "tolerance": 0.1}"#,
+                "only applies",
+            ),
+            (
+                r#"{"question": "q", "answer": "1", "match": "fuzzy"}"#,
+                "use \"exact\"",
+            ),
+            (
+                r#"{"question": "q", "tests": "pass", "match": "regex"}"#,
+                "which it lacks",
+            ),
+            (
+                r#"{"question": "q", "tests": "pass", "entry_point": "not a name"}"#,
+                "not a Python function name",
+            ),
+        ] {
+            let e = error_of(&format!(
+                "{{\"p\": \"{{question}}\",\n\"questions\": [\n{question}]}}"
+            ));
+            assert!(e.starts_with("suite.json:3:"), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_suite_carries_system_prompts_without_breaking_the_template_rule() {
+        let s = parse(
+            r#"{"settings": {"system_prompt": "You are a Python expert."},
+                "plain": "A: {question}",
+                "own": {"template": "B: {question}", "system_prompt": "Answer tersely."},
+                "questions": [{"question": "q", "answer": "1"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.prompts.len(), 2);
+        let (plain, own) = (&s.prompts[0], &s.prompts[1]);
+        assert_eq!(
+            s.system_prompt_for(plain, Some("toml")),
+            Some("You are a Python expert.")
+        );
+        assert_eq!(
+            s.system_prompt_for(own, Some("toml")),
+            Some("Answer tersely.")
+        );
+        let bare = parse(r#"{"p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#)
+            .unwrap();
+        assert_eq!(
+            bare.system_prompt_for(&bare.prompts[0], Some("toml")),
+            Some("toml")
+        );
+        for (suite, says) in [
+            (
+                r#"{"settings": {"num_ctx": 8192}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`num_ctx` belongs to the machine running the suite, not to the suite: set it in harness.toml [llm] num_ctx",
+            ),
+            (
+                r#"{"settings": {"history": "maybe"}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`settings.history` is \"maybe\"; it must be true or false",
+            ),
+            (
+                r#"{"settings": {"rounds": 0}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+                "`settings.rounds` is 0; it must be a whole number, at least 1",
+            ),
+            (
+                r#"{"p": {"system_prompt": "x"}, "questions": [{"question": "q", "answer": "1"}]}"#,
+                "no `template` field",
+            ),
+            (
+                r#"{"p": {"template": "no placeholder"}, "questions": [{"question": "q", "answer": "1"}]}"#,
+                "no `{question}`",
+            ),
+        ] {
+            let e = error_of(suite);
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn missing_placeholder_names_prompt_and_line() {
+        let e = error_of(
+            "{\n \"p1\": \"A {question}\",\n \"p2\": \"no placeholder\",\n \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}",
+        );
+        assert!(e.starts_with("suite.json:3:"), "{e}");
+        assert!(e.contains("`p2`") && e.contains("{question}"), "{e}");
+    }
+
+    #[test]
+    fn invalid_json_names_line_and_column() {
+        let e = error_of(
+            "{\n \"p1\": \"A {question}\",\n \"questions\": [\n {\"question\": \"q\" \"answer\": \"a\"}]}",
+        );
+        assert!(e.starts_with("suite.json:4:"), "{e}");
+        assert!(e.contains("invalid JSON"), "{e}");
+    }
+
+    #[test]
+    fn empty_answer_and_duplicate_ids_name_the_question_line() {
+        let e = error_of(
+            "{\"p\": \"{question}\", \"questions\": [\n{\"question\":\"q\",\"answer\":\"a\"},\n{\"question\":\"q2\",\"answer\":\"  \"}]}",
+        );
+        assert!(
+            e.starts_with("suite.json:3:") && e.contains("empty `answer`"),
+            "{e}"
+        );
+        let e = error_of(
+            "{\"p\": \"{question}\", \"questions\": [\n{\"id\":\"x\",\"question\":\"q\",\"answer\":\"a\"},\n{\"id\":\"x\",\"question\":\"q2\",\"answer\":\"b\"}]}",
+        );
+        assert!(e.starts_with("suite.json:3:") && e.contains("`x`"), "{e}");
+    }
+
+    #[test]
+    fn structural_errors_are_explained() {
+        assert!(error_of("").contains("empty"));
+        assert!(error_of("[]").contains("JSON object"));
+        assert!(
+            error_of("{\"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}")
+                .contains("no prompt templates")
+        );
+        assert!(error_of("{\"p\": \"{question}\"}").contains("no `questions`"));
+        assert!(error_of("{\"p\": \"{question}\", \"questions\": []}").contains("empty"));
+        assert!(
+            error_of("{\"p\": \"{question}\", \"question\": []}")
+                .contains("did you mean `questions`")
+        );
+        assert!(error_of("{\"p\": \"{question}\", \"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}").contains("twice"));
+        assert!(
+            error_of(
+                "{\"a/b\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":\"a\"}]}"
+            )
+            .contains("folder")
+        );
+        let e = Suite::parse(Path::new("s.json"), b"{\"p\": \"\xff{question}\"}").unwrap_err();
+        assert!(e.to_string().contains("UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn boolean_answers_mean_what_python_prints() {
+        let s = parse(
+            "{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":true}, {\"question\":\"r\",\"answer\":false}]}",
+        )
+        .unwrap();
+        assert_eq!(s.questions[0].answer, "True");
+        assert_eq!(s.questions[1].answer, "False");
+    }
+
+    #[test]
+    fn numeric_answers_are_accepted() {
+        let s =
+            parse("{\"p\": \"{question}\", \"questions\": [{\"question\":\"q\",\"answer\":0}]}")
+                .unwrap();
+        assert_eq!(s.questions[0].answer, "0");
+    }
+
+    #[test]
+    fn a_suite_says_how_it_is_meant_to_run() {
+        let s = parse(
+            r#"{"settings": {"history": "off", "language": "en", "rounds": 3, "samples": 2,
+                 "temperature": 0.8, "pass_at_k": [1, 2]},
+                "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.settings,
+            RunSettings {
+                history: Some(false),
+                language: Some(crate::config::HistoryLanguage::En),
+                rounds: Some(3),
+                samples: Some(2),
+                temperature: Some(0.8),
+                pass_at_k: Some(vec![1, 2]),
+            }
+        );
+        let on = parse(r#"{"settings": {"history": true}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
+        assert_eq!(on.settings.history, Some(true));
+        let table = parse(r#"{"settings": {"history": {"enabled": false, "language": "en"}}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
+        assert_eq!(
+            (table.settings.history, table.settings.language),
+            (Some(false), Some(crate::config::HistoryLanguage::En))
+        );
+        assert!(parse(OK).unwrap().settings.is_empty());
+    }
+}

@@ -1,0 +1,114 @@
+//! What a variant question is (PartialOrderEval, paper §3.3): its strategy
+//! and detail level, stored with the question in an expanded suite. The
+//! expansion itself is [`crate::suite::variants`].
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    Original,
+    PBot,
+    Summary,
+    Paragraph,
+    Masking,
+    PTop,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Original => "original",
+            Strategy::PBot => "p_bot",
+            Strategy::Summary => "summary",
+            Strategy::Paragraph => "paragraph",
+            Strategy::Masking => "masking",
+            Strategy::PTop => "p_top",
+        }
+    }
+
+    /// The strategies with a curve between p_bot and p_top.
+    pub const CURVES: [Strategy; 3] = [Strategy::Summary, Strategy::Paragraph, Strategy::Masking];
+}
+
+/// What a variant question is: stored with it in the expanded suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// The id of the question it varies.
+    pub of: String,
+    pub strategy: Strategy,
+    /// r_p (paragraph), r_s (masking) or L in words (summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// 1 to 4 among the variants of one paragraph ratio or mask ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
+    /// Paragraph sampling: the 0-based p_top paragraphs kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Vec<usize>>,
+    /// Sentence masking: the masked sentences, `[start, end)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub masked: Option<[usize; 2]>,
+    /// Paragraphs (sampling) or sentences (masking) of p_top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<usize>,
+    /// Words of a summary as used (cut to L when the writer wrote more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<usize>,
+    /// The seed of a paragraph sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl Variant {
+    pub(crate) fn new(of: &str, strategy: Strategy) -> Variant {
+        Variant {
+            of: of.to_string(),
+            strategy,
+            level: None,
+            sample: None,
+            kept: None,
+            masked: None,
+            units: None,
+            words: None,
+            seed: None,
+        }
+    }
+
+    /// `p_bot`, `summary_50w`, `paragraph_0.4-2`, `masking_0.8-1`, ...
+    pub fn name(&self) -> String {
+        let level = self.level.unwrap_or(0.0);
+        match self.strategy {
+            Strategy::Summary => format!("summary_{level}w"),
+            Strategy::Paragraph | Strategy::Masking => format!(
+                "{}_{level}-{}",
+                self.strategy.as_str(),
+                self.sample.unwrap_or(1)
+            ),
+            other => other.as_str().to_string(),
+        }
+    }
+
+    /// The detail level's label, shared by a level's samples: `paragraph_0.4`.
+    pub fn level_name(&self) -> String {
+        match (self.strategy, self.level) {
+            (Strategy::Summary, Some(l)) => format!("summary_{l}w"),
+            (s, Some(l)) => format!("{}_{l}", s.as_str()),
+            (s, None) => s.as_str().to_string(),
+        }
+    }
+
+    /// Position in its strategy's order, least detailed first: p_bot 0,
+    /// p_top 1, levels between (masking: 1 - r_s; summary: L / 250).
+    pub fn detail(&self) -> f64 {
+        let level = self.level.unwrap_or(0.0);
+        match self.strategy {
+            Strategy::PBot => 0.0,
+            Strategy::PTop | Strategy::Original => 1.0,
+            Strategy::Paragraph => level,
+            Strategy::Masking => 1.0 - level,
+            Strategy::Summary => level / 250.0,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Progress of a long run on stderr: cases done of total, accuracy so far
+//! per prompt, model calls in flight, replies from the cache, and the time
+//! left at the pace so far. On a terminal, a live line kept below libtest's
+//! output (status_line.rs); otherwise (CI logs) whole lines every 30 s, so
+//! libtest's per-case lines are never cut. `PROMPTEVAL_PROGRESS=<seconds>`
+//! asks for whole lines at that interval, `off` for none.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::case::CaseRecord;
+
+pub struct Progress {
+    total: usize,
+    started: Instant,
+    done: AtomicUsize,
+    in_flight: AtomicUsize,
+    cached: AtomicUsize,
+    /// Prompt -> (correct, evaluated), in first-finished order.
+    per_prompt: Mutex<indexmap::IndexMap<String, (usize, usize)>>,
+    last: Mutex<Instant>,
+    every: Option<Duration>,
+    /// The live line, on a terminal.
+    live: Option<crate::terminal::status_line::StatusLine>,
+}
+
+/// How often the live line is redrawn at most.
+const LIVE_EVERY: Duration = Duration::from_millis(250);
+
+/// A model call in flight, for as long as it lives.
+pub struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Progress {
+    /// `setting` is PROMPTEVAL_PROGRESS (seconds, or `off`); `terminal`
+    /// whether stderr is one.
+    pub fn new(total: usize, setting: Option<&str>, terminal: bool) -> Result<Progress, String> {
+        let setting = setting.map(str::trim).filter(|s| !s.is_empty());
+        let live = match setting {
+            None if terminal => crate::terminal::status_line::StatusLine::open(),
+            _ => None,
+        };
+        let every = match setting {
+            None if live.is_some() => Some(LIVE_EVERY),
+            None => Some(Duration::from_secs(if terminal { 2 } else { 30 })),
+            Some("off") => None,
+            Some(secs) => Some(Duration::from_secs_f64(
+                secs.parse::<f64>().ok().filter(|s| *s >= 0.0 && s.is_finite()).ok_or_else(|| {
+                    format!("PROMPTEVAL_PROGRESS={secs:?}: expected seconds between progress lines (e.g. 10) or off")
+                })?,
+            )),
+        };
+        let now = Instant::now();
+        Ok(Progress {
+            total,
+            started: now,
+            done: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
+            per_prompt: Mutex::new(indexmap::IndexMap::new()),
+            last: Mutex::new(now),
+            every,
+            live,
+        })
+    }
+
+    pub fn asking(&self) -> InFlight<'_> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(&self.in_flight)
+    }
+
+    /// Gives the terminal's last row back (the run is over).
+    pub fn close(&self) {
+        if let Some(live) = &self.live {
+            live.close();
+        }
+    }
+
+    /// Counts a finished case and prints a line when one is due.
+    pub fn finished(&self, record: &CaseRecord) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if record.cached {
+            self.cached.fetch_add(1, Ordering::Relaxed);
+        }
+        {
+            let mut per_prompt = self.per_prompt.lock().unwrap_or_else(|e| e.into_inner());
+            let entry = per_prompt
+                .entry(record.case.prompt.clone())
+                .or_insert((0, 0));
+            if record.evaluated() {
+                entry.1 += 1;
+                entry.0 += usize::from(record.passed());
+            }
+        }
+        let Some(every) = self.every else { return };
+        let due = {
+            let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            let due = last.elapsed() >= every || done == self.total;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        match &self.live {
+            Some(live) if done == self.total => live.close(),
+            Some(live) if due => live.draw(&self.line(done)),
+            Some(_) => {}
+            None if due && (done < self.total || self.started.elapsed() >= every) => {
+                eprintln!("{}", self.line(done));
+            }
+            None => {}
+        }
+    }
+
+    fn line(&self, done: usize) -> String {
+        let so_far: Vec<String> = self
+            .per_prompt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(p, &(c, n))| match n {
+                0 => format!("{p} -"),
+                n => format!("{p} {:.1}% ({c}/{n})", c as f64 * 100.0 / n as f64),
+            })
+            .collect();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = self.total.saturating_sub(done);
+        let eta = if done > 0 && left > 0 {
+            format!(" · ETA {}", clock(elapsed / done as f64 * left as f64))
+        } else {
+            String::new()
+        };
+        // The accuracies last: a live line cut to the terminal's width
+        // loses the tail of the longest part.
+        format!(
+            "progress: {done}/{} cases ({:.1}%) · {} elapsed{eta} · {} model call(s) in flight · {} from the cache · so far: {}",
+            self.total,
+            done as f64 * 100.0 / self.total.max(1) as f64,
+            clock(elapsed),
+            self.in_flight.load(Ordering::Relaxed),
+            self.cached.load(Ordering::Relaxed),
+            so_far.join(", "),
+        )
+    }
+}
+
+/// `1h02m`, `3m10s`, `42s`.
+fn clock(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m{s:02}s"),
+        (h, m, _) => format!("{h}h{m:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_and_settings() {
+        assert_eq!(clock(42.4), "42s");
+        assert_eq!(clock(190.0), "3m10s");
+        assert_eq!(clock(3720.0), "1h02m");
+        assert!(Progress::new(5, Some("off"), true).unwrap().every.is_none());
+        assert_eq!(
+            Progress::new(5, None, false).unwrap().every,
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            Progress::new(5, Some("0"), false).unwrap().every,
+            Some(Duration::ZERO)
+        );
+        let e = Progress::new(5, Some("soon"), false).err().unwrap();
+        assert!(e.contains("PROMPTEVAL_PROGRESS"), "{e}");
+    }
+}
