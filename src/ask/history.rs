@@ -33,7 +33,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::case::{CaseRecord, Verdict};
-use crate::config::{HistoryConfig, HistoryLanguage};
+use crate::config::{HistoryConfig, Language};
 
 /// What one earlier case of the chain contributes. Recorded with each reply
 /// (the entries its prompt was built from), so replay can tell whether a
@@ -108,10 +108,10 @@ const EN: Labels = Labels {
     sep: ": ",
 };
 
-fn labels(lang: HistoryLanguage) -> &'static Labels {
+fn labels(lang: Language) -> &'static Labels {
     match lang {
-        HistoryLanguage::Zh => &ZH,
-        HistoryLanguage::En => &EN,
+        Language::Zh => &ZH,
+        Language::En => &EN,
     }
 }
 
@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn english_labels() {
         let cfg = HistoryConfig {
-            language: HistoryLanguage::En,
+            language: Language::En,
             ..Default::default()
         };
         let p = build_prompt("Solve: {question}", "Q2", &[entry(1, true)], &cfg);

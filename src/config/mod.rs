@@ -35,20 +35,28 @@ impl BackendKind {
     }
 }
 
-/// Language of the learning-history labels (spec §3.2 uses Chinese).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A language of labels: top-level `language` for every label a user reads
+/// (the console's lines, the table, the quick view, the `.py` headers; the
+/// spec's Chinese by default), `[history] language` for the learning
+/// history's labels (spec §3.2). The two are apart on purpose: the history
+/// is part of the prompt, so its language changes what the model is asked
+/// (and which recordings replay); the view's language changes nothing
+/// measured. Machine-read names (summary.json keys, CSV columns, verdicts)
+/// never change.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum HistoryLanguage {
+pub enum Language {
+    #[default]
     Zh,
     En,
 }
 
-impl HistoryLanguage {
+impl Language {
     /// The name harness.toml and a suite's settings use.
     pub fn name(self) -> &'static str {
         match self {
-            HistoryLanguage::Zh => "zh",
-            HistoryLanguage::En => "en",
+            Language::Zh => "zh",
+            Language::En => "en",
         }
     }
 }
@@ -179,7 +187,7 @@ pub struct HistoryConfig {
     pub question_chars: usize,
     /// Each earlier answer (the extracted code) is abbreviated to this many characters.
     pub answer_chars: usize,
-    pub language: HistoryLanguage,
+    pub language: Language,
     /// Leave out the oldest shown entries while a prompt would not fit
     /// `llm.num_ctx` with `llm.num_predict` left for the reply.
     pub fit_window: bool,
@@ -193,7 +201,7 @@ impl Default for HistoryConfig {
             max_chars: 6000,
             question_chars: 600,
             answer_chars: 300,
-            language: HistoryLanguage::Zh,
+            language: Language::Zh,
             fit_window: true,
         }
     }
@@ -311,7 +319,7 @@ pub struct RunSettings {
     pub history: Option<bool>,
     /// `history.language`: the labels of the learning history.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub language: Option<HistoryLanguage>,
+    pub language: Option<Language>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rounds: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -332,6 +340,8 @@ impl RunSettings {
 /// The whole configuration of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
+    /// `language` / PROMPTEVAL_LANGUAGE: the labels a user reads.
+    pub language: Language,
     pub suite: PathBuf,
     pub model: String,
     /// Free text recorded with each reply snapshot: quantisation, server and
@@ -380,6 +390,7 @@ pub const DEFAULT_PASS_AT_K: [usize; 3] = [1, 5, 10];
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
+    language: Option<Language>,
     suite: Option<PathBuf>,
     model: Option<String>,
     model_info: Option<String>,
@@ -536,6 +547,7 @@ impl Config {
     fn from_file(file: ConfigFile, base: &Path, source: Option<PathBuf>) -> Config {
         let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
         Config {
+            language: file.language.unwrap_or_default(),
             suite: rel(file
                 .suite
                 .unwrap_or_else(|| PathBuf::from("benches-data/example.json"))),
@@ -635,6 +647,20 @@ impl Config {
                 value: v.clone(),
                 message: "expected one of: auto, ollama, openai, replay".into(),
             })?;
+        }
+        if let Some(v) = get("PROMPTEVAL_LANGUAGE") {
+            let language = match v.trim().to_ascii_lowercase().as_str() {
+                "zh" => Language::Zh,
+                "en" => Language::En,
+                _ => {
+                    return Err(ConfigError::Env {
+                        var: "PROMPTEVAL_LANGUAGE",
+                        value: v.clone(),
+                        message: "expected zh (the spec's Chinese labels) or en".into(),
+                    });
+                }
+            };
+            self.language = language;
         }
         if let Some(v) = get("OLLAMA_HOST") {
             self.ollama_host = normalise_ollama_host(&v);
@@ -1147,7 +1173,7 @@ mod tests {
     fn suite_settings_sit_between_the_environment_and_harness_toml() {
         let suite = RunSettings {
             history: Some(false),
-            language: Some(HistoryLanguage::En),
+            language: Some(Language::En),
             rounds: Some(3),
             ..Default::default()
         };
@@ -1156,7 +1182,7 @@ mod tests {
         let mut c = load(&[("X", "")], Some(toml)).unwrap();
         let lines = c.apply_suite(&suite, &[("X", "")]);
         assert!(!c.history.enabled);
-        assert_eq!(c.history.language, HistoryLanguage::En);
+        assert_eq!(c.history.language, Language::En);
         assert_eq!(c.rounds, 3);
         assert_eq!(
             lines,

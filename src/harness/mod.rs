@@ -29,7 +29,7 @@ pub fn main() -> ExitCode {
     configure_insta();
     let mut args = Arguments::from_args();
     console_for(&args);
-    let out = Output::new(vec![Box::new(Console)]);
+    let out = Output::new(vec![Box::new(Console::default())]);
     match run(&mut args, &out) {
         Ok(code) => code,
         Err(e) => {

@@ -61,6 +61,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         }),
         thresholds: BTreeMap::new(),
         pass_at_k: vec![1, 5, 10],
+        language: crate::config::Language::Zh,
         not_evaluated: Vec::new(),
         cache: None,
     }

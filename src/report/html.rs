@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::case::CaseRecord;
 
 use super::aggregate::failure_verdicts;
+use super::labels::Labels;
 use super::python::case_file_name;
 use super::summary::{PromptGroup, RunInfo, Summary};
 
@@ -41,6 +42,8 @@ fn script_hash() -> String {
 
 #[derive(Serialize)]
 struct Page<'a> {
+    /// The labels in the run's language.
+    l: &'static Labels,
     /// The CSP source for the page's script.
     script_hash: String,
     test_id: &'a str,
@@ -220,7 +223,7 @@ impl PageWriter {
         out.write_all(head.as_bytes())?;
         let parts = env
             .get_template(PARTS_NAME)
-            .and_then(|t| t.render_captured(()))
+            .and_then(|t| t.render_captured(minijinja::context! { l => Labels::of(info.language) }))
             .map_err(std::io::Error::other)?;
         Ok(PageWriter {
             staged_path: path.to_path_buf(),
@@ -274,6 +277,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
     let (matrix, matrix_hidden) = matrix(summary);
     Page {
         script_hash: script_hash(),
+        l: Labels::of(info.language),
         test_id: &info.test_id,
         timestamp: &info.timestamp,
         total_execution_time: summary.total_execution_time,
@@ -297,9 +301,10 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
                 format!("{} ({:.1}%)", b.name, b.accuracy)
             } else {
                 format!(
-                    "{} = {} (tie / 並列, {:.1}%)",
+                    "{} = {} ({}, {:.1}%)",
                     b.name,
                     b.tied_with.join(" = "),
+                    Labels::of(info.language).tie,
                     b.accuracy
                 )
             }

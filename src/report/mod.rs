@@ -37,6 +37,7 @@ pub mod gate;
 mod highlight;
 mod html;
 mod junit;
+mod labels;
 mod python;
 pub mod stats;
 pub mod step_summary;
@@ -50,6 +51,7 @@ use std::path::{Path, PathBuf};
 use crate::case::{CaseId, CaseRecord};
 
 pub use files::write_json;
+pub use labels::Labels;
 pub use summary::*;
 pub use table::terminal_table;
 
@@ -194,7 +196,7 @@ fn write(
                     page.case(group, r)?;
                     // A closed channel means the writer failed: its error
                     // is the one reported below.
-                    let _ = to_writer.send(python::case_file(&dir, r));
+                    let _ = to_writer.send(python::case_file(&dir, r, Labels::of(info.language)));
                     Ok(())
                 })?;
                 detailed.end_prompt()?;
@@ -328,7 +330,7 @@ mod tests {
                 .arg(dir.path())
                 .arg(&keep)
                 .status();
-            println!("{}", terminal_table(&summary));
+            println!("{}", terminal_table(&summary, Labels::of(info(1).language)));
         }
         for rel in [
             "summary.json",

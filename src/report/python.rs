@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::labels::Labels;
 use crate::case::{CaseRecord, Verdict};
 
 const RULE: &str = "# ==========================================";
@@ -18,8 +19,8 @@ const QUESTION_HEAD_CHARS: usize = 60;
 const STDERR_TAIL_LINES: usize = 40;
 
 /// One case's file in its prompt's folder: its path and its text.
-pub(crate) fn case_file(dir: &Path, case: &CaseRecord) -> (PathBuf, String) {
-    (dir.join(case_file_name(case)), render(case))
+pub(crate) fn case_file(dir: &Path, case: &CaseRecord, l: &Labels) -> (PathBuf, String) {
+    (dir.join(case_file_name(case)), render(case, l))
 }
 
 /// `question_N.py` for round 1, `question_N_round_R.py` after it; a
@@ -35,27 +36,27 @@ pub(crate) fn case_file_name(case: &CaseRecord) -> String {
     name + ".py"
 }
 
-pub(crate) fn render(case: &CaseRecord) -> String {
+pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
     let mut out = String::new();
     push_header(&mut out, case);
     out.push('\n');
     push_code(&mut out, case);
     push_block(
         &mut out,
-        "完整 Prompt 模板:",
+        &format!("{}:", l.template),
         &comment_lines(&case.template),
     );
-    push_block(
-        &mut out,
-        "發送給 LLM 的完整 Prompt (包含上下文):",
-        &sent_prompt(case),
-    );
+    push_block(&mut out, &format!("{}:", l.sent_prompt), &sent_prompt(case));
     let reply = match &case.reply {
         Some(reply) => comment_lines(reply),
         None => vec!["# (no reply)".to_string()],
     };
-    push_block(&mut out, "LLM 原始回應:", &reply);
-    push_block(&mut out, "執行結果:", &execution_lines(case));
+    push_block(&mut out, &format!("{}:", l.raw_reply), &reply);
+    push_block(
+        &mut out,
+        &format!("{}:", l.execution_result),
+        &execution_lines(case, l),
+    );
     let end = out.trim_end_matches('\n').len();
     out.truncate(end);
     out.push('\n');
@@ -154,45 +155,48 @@ fn sent_prompt(case: &CaseRecord) -> Vec<String> {
     }
 }
 
-fn execution_lines(case: &CaseRecord) -> Vec<String> {
+fn execution_lines(case: &CaseRecord, l: &Labels) -> Vec<String> {
     let mut lines = Vec::new();
     let Some(exec) = &case.execution else {
-        lines.push(labelled("輸出", ""));
+        lines.push(labelled(l.output, ""));
         if let Some(failure) = case.api_failure {
-            lines.push(labelled("API 失敗", failure.as_str()));
+            lines.push(labelled(l.api_failure, failure.as_str()));
         }
         if let Some(detail) = &case.detail {
-            lines.push(labelled("說明", detail));
+            lines.push(labelled(l.detail, detail));
         }
         return lines;
     };
-    lines.push(labelled("輸出", exec.stdout.trim_end_matches(['\n', '\r'])));
+    lines.push(labelled(
+        l.output,
+        exec.stdout.trim_end_matches(['\n', '\r']),
+    ));
     if exec.stdout_truncated {
-        lines.push("# (輸出已截斷 / stdout truncated)".to_string());
+        lines.push(format!("# ({})", l.stdout_truncated));
     }
     if !exec.stderr.trim().is_empty() {
         lines.push(labelled(
-            "錯誤",
+            l.error,
             &tail_lines(&exec.stderr, STDERR_TAIL_LINES),
         ));
     }
     if exec.stderr_truncated {
-        lines.push("# (錯誤輸出已截斷 / stderr truncated)".to_string());
+        lines.push(format!("# ({})", l.stderr_truncated));
     }
     if let Some(code) = exec.exit_code.filter(|c| *c != 0) {
-        lines.push(format!("# 結束碼 (exit code): {code}"));
+        lines.push(format!("# {}: {code}", l.exit_code));
     }
     if let Some(signal) = exec.signal {
-        lines.push(format!("# 訊號 (signal): {signal}"));
+        lines.push(format!("# {}: {signal}", l.signal));
     }
     if exec.timed_out {
         lines.push(format!(
-            "# 逾時 (timed out) after {:.2}s",
-            exec.duration_secs
+            "# {} after {:.2}s",
+            l.timed_out, exec.duration_secs
         ));
     }
     if let Some(detail) = case.detail.as_ref().filter(|_| !case.passed()) {
-        lines.push(labelled("說明", detail));
+        lines.push(labelled(l.detail, detail));
     }
     lines
 }
@@ -284,6 +288,7 @@ mod tests {
     use super::super::write_all;
     use super::*;
     use crate::case::Verdict::*;
+    use crate::config::Language;
 
     /// Parses with the real interpreter, as a user opening the file would.
     fn assert_python_parses(path: &Path) {
@@ -309,7 +314,7 @@ mod tests {
 
     #[test]
     fn header_follows_the_spec_lines() {
-        let text = render(&record("prompt1", 1, 1, Correct));
+        let text = render(&record("prompt1", 1, 1, Correct), Labels::of(Language::Zh));
         let header: Vec<&str> = text.lines().take(9).collect();
         assert_eq!(
             header,
@@ -337,10 +342,13 @@ mod tests {
 
     #[test]
     fn failures_name_the_verdict_and_comment_every_line_of_values() {
-        let text = render(&record("prompt1", 2, 1, WrongAnswer));
+        let text = render(
+            &record("prompt1", 2, 1, WrongAnswer),
+            Labels::of(Language::Zh),
+        );
         assert!(text.contains("# Expected: Hello, World!\n# Welcome to Python!\n# Actual: None\n"));
         assert!(text.contains("# Status: ❌ FAILED (wrong_answer)\n"));
-        let api = render(&record("prompt3", 3, 1, ApiError));
+        let api = render(&record("prompt3", 3, 1, ApiError), Labels::of(Language::Zh));
         assert!(api.contains(
             "\n# (no code: timeout: no answer from http://127.0.0.1:11434 within 30s (3 tries))\n"
         ));

@@ -61,6 +61,9 @@ pub struct RunInfo {
     /// The k of the pass@k figures (`pass_at_k` in harness.toml).
     #[serde(default = "default_pass_at_k")]
     pub pass_at_k: Vec<usize>,
+    /// The labels of the views a person reads (`language`).
+    #[serde(default)]
+    pub language: crate::config::Language,
 }
 
 fn default_pass_at_k() -> Vec<usize> {

@@ -3,73 +3,59 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::summary::Summary;
+use super::labels::Labels;
+use super::summary::{PromptResult, RoundStats, Summary};
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
 /// above the table.
-pub fn terminal_table(summary: &Summary) -> String {
-    let rounds = summary.prompt_results.values().any(|r| r.rounds.is_some());
-    // The note column appears only when some prompt needs one, so a clean
-    // run keeps the spec's table exactly.
-    let notes = summary
-        .prompt_results
-        .values()
-        .any(|r| !r.flags().is_empty());
-    // Tokens per case only where the server reported them (not in replays
-    // of recordings without figures), so the spec's table stays as it was.
-    let tokens = summary
-        .prompt_results
-        .values()
-        .any(|r| r.cases_with_tokens > 0);
-    // The 95 % interval beside every accuracy that has one.
-    let intervals = summary
-        .prompt_results
-        .values()
-        .any(|r| r.accuracy_interval.is_some());
-    let mut header = vec!["Prompt", "準確率"];
-    if intervals {
-        header.push("95% CI");
+pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
+    let any = |shown: fn(&PromptResult) -> bool| summary.prompt_results.values().any(shown);
+    // Optional columns appear only where some prompt has a value, so a clean
+    // one-round run keeps the spec's table exactly: the 95 % interval beside
+    // every accuracy that has one, tokens per case where the server reported
+    // them, min/max/stddev over several rounds, the note where one is due.
+    let intervals = any(|r| r.accuracy_interval.is_some());
+    let tokens = any(|r| r.cases_with_tokens > 0);
+    let rounds = any(|r| r.rounds.is_some());
+    let notes = any(|r| !r.flags().is_empty());
+    type Cell = fn(&PromptResult) -> String;
+    fn per_round(r: &PromptResult, cell: fn(&RoundStats) -> String) -> String {
+        r.rounds.as_ref().map_or_else(|| "-".to_string(), cell)
     }
-    header.extend(["正確/總數", "平均執行時間"]);
-    if tokens {
-        header.push("tokens/case");
-    }
-    if rounds {
-        header.extend(["最低", "最高", "標準差"]);
-    }
-    if notes {
-        header.push("注意");
-    }
+    let columns: Vec<(&str, Cell)> = [
+        (true, labels.accuracy, PromptResult::accuracy_text as Cell),
+        (intervals, "95% CI", PromptResult::interval_text),
+        (true, labels.correct_total, |r| {
+            format!("{}/{}", r.correct_answers, r.total_questions)
+        }),
+        (true, labels.avg_exec_time, PromptResult::avg_time_text),
+        (tokens, "tokens/case", PromptResult::tokens_text),
+        (rounds, labels.min, |r| {
+            per_round(r, |s| format!("{:.1}%", s.min))
+        }),
+        (rounds, labels.max, |r| {
+            per_round(r, |s| format!("{:.1}%", s.max))
+        }),
+        (rounds, labels.std_dev, |r| {
+            per_round(r, |s| format!("{:.1}", s.stddev))
+        }),
+        (notes, labels.notes, PromptResult::flags),
+    ]
+    .into_iter()
+    .filter(|(shown, ..)| *shown)
+    .map(|(_, header, cell)| (header, cell))
+    .collect();
+    let header: Vec<&str> = std::iter::once("Prompt")
+        .chain(columns.iter().map(|(header, _)| *header))
+        .collect();
     let rows: Vec<Vec<String>> = summary
         .prompt_results
         .iter()
         .map(|(name, r)| {
-            let mut row = vec![terminal_safe(name), r.accuracy_text()];
-            if intervals {
-                row.push(r.interval_text());
-            }
-            row.extend([
-                format!("{}/{}", r.correct_answers, r.total_questions),
-                r.avg_time_text(),
-            ]);
-            if tokens {
-                row.push(r.tokens_text());
-            }
-            if rounds {
-                row.extend(match &r.rounds {
-                    Some(s) => vec![
-                        format!("{:.1}%", s.min),
-                        format!("{:.1}%", s.max),
-                        format!("{:.1}", s.stddev),
-                    ],
-                    None => vec!["-".to_string(); 3],
-                });
-            }
-            if notes {
-                row.push(r.flags());
-            }
-            row
+            std::iter::once(terminal_safe(name))
+                .chain(columns.iter().map(|(_, cell)| cell(r)))
+                .collect()
         })
         .collect();
     let widths = column_widths(&header, &rows);
@@ -83,8 +69,8 @@ pub fn terminal_table(summary: &Summary) -> String {
     }
     if summary.not_evaluated > 0 {
         out.push_str(&format!(
-            "⚠️  {} of {} planned cases were not evaluated (see 注意 and summary.json): each accuracy is over its evaluated cases only\n",
-            summary.not_evaluated, summary.planned_cases
+            "⚠️  {} of {} planned cases were not evaluated (see {} and summary.json): each accuracy is over its evaluated cases only\n",
+            summary.not_evaluated, summary.planned_cases, labels.notes
         ));
     }
     out.push_str(&rule(&widths, '-'));
@@ -97,7 +83,7 @@ pub fn terminal_table(summary: &Summary) -> String {
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
     out.push('\n');
-    out.push_str(&best_line(summary));
+    out.push_str(&best_line(summary, labels));
     out
 }
 
@@ -203,21 +189,26 @@ fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
     line
 }
 
-fn best_line(summary: &Summary) -> String {
+fn best_line(summary: &Summary, l: &Labels) -> String {
     match &summary.best_prompt {
         Some(best) if !best.tied_with.is_empty() => {
             let mut names = vec![terminal_safe(&best.name)];
             names.extend(best.tied_with.iter().map(|n| terminal_safe(n)));
             format!(
-                "🏆 最佳 Prompt: {} (tie / 並列, 準確率: {:.1}%)\n",
+                "🏆 {}: {} ({}, {}: {:.1}%)\n",
+                l.best_prompt,
                 names.join(" = "),
+                l.tie,
+                l.accuracy,
                 best.accuracy
             )
         }
         Some(best) => {
             let mut line = format!(
-                "🏆 最佳 Prompt: {} (準確率: {:.1}%)\n",
+                "🏆 {}: {} ({}: {:.1}%)\n",
+                l.best_prompt,
                 terminal_safe(&best.name),
+                l.accuracy,
                 best.accuracy
             );
             if let Some(v) = &best.versus_runner_up {
@@ -225,7 +216,7 @@ fn best_line(summary: &Summary) -> String {
             }
             line
         }
-        None => "🏆 最佳 Prompt: (無結果 / no finished cases)\n".to_string(),
+        None => format!("🏆 {}: ({})\n", l.best_prompt, l.no_results),
     }
 }
 
@@ -262,6 +253,7 @@ mod tests {
     use super::super::{PromptResult, RoundStats};
     use super::*;
     use crate::case::Verdict::*;
+    use crate::config::Language;
 
     fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
         PromptResult {
@@ -325,7 +317,7 @@ mod tests {
 
 🏆 最佳 Prompt: prompt1 (準確率: 87.5%)
 ";
-        assert_eq!(terminal_table(&s), expected);
+        assert_eq!(terminal_table(&s, Labels::of(Language::Zh)), expected);
     }
 
     #[test]
@@ -335,7 +327,7 @@ mod tests {
             ("詳細的演算法專家提示", result(100.0, 8, 8, 1.25)),
             ("a_very_long_prompt_name_x", result(0.0, 0, 8, 0.0)),
         ]);
-        let table = terminal_table(&s);
+        let table = terminal_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().take(7).collect();
         let width = lines[0].width();
         assert_eq!(width, 72);
@@ -372,7 +364,7 @@ mod tests {
         s.complete = false;
         s.finished_cases = 6;
         s.planned_cases = 9;
-        let table = terminal_table(&s);
+        let table = terminal_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
@@ -391,6 +383,6 @@ mod tests {
     #[test]
     fn escape_sequences_in_names_do_not_reach_the_terminal() {
         let s = summary(vec![("evil\u{1b}[2J", result(50.0, 1, 2, 0.0))]);
-        assert!(!terminal_table(&s).contains('\u{1b}'));
+        assert!(!terminal_table(&s, Labels::of(Language::Zh)).contains('\u{1b}'));
     }
 }

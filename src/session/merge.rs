@@ -126,7 +126,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupEr
     info.cache = None;
     report::write_json(&out.join(RUN_INFO), &info).map_err(io)?;
     let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
-    let table = report::terminal_table(&summary);
+    let table = report::terminal_table(&summary, report::Labels::of(info.language));
     Ok((summary, table))
 }
 

@@ -330,6 +330,7 @@ impl Session {
             questions: suite.questions.len(),
             suite: &suite.path,
             settings: &suite_settings,
+            language: config.language,
         });
         let sandbox = Sandbox::new(&config.sandbox)?;
         let shapes = crate::execute::program::Shapes::check(sandbox.python(), &suite)?;
@@ -585,6 +586,7 @@ impl Session {
             not_evaluated: self.manifest.not_evaluated.clone(),
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
+            language: self.config.language,
         };
         // What the report was built from: `prompteval merge` rebuilds a
         // report from several parts' journals and these.
@@ -595,7 +597,10 @@ impl Session {
                 path: self.run_dir.clone(),
                 message: format!("cannot write the report: {e}"),
             })?;
-        out.emit(Event::Table(&report::terminal_table(&summary)));
+        out.emit(Event::Table(&report::terminal_table(
+            &summary,
+            report::Labels::of(info.language),
+        )));
         let cut: usize = summary
             .prompt_results
             .values()

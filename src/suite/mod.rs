@@ -474,7 +474,7 @@ fn switch(v: &Value) -> Result<bool, String> {
 }
 
 /// `"zh"` or `"en"`.
-fn language(v: &Value) -> Result<crate::config::HistoryLanguage, String> {
+fn language(v: &Value) -> Result<crate::config::Language, String> {
     // The names harness.toml's `[history] language` takes (serde's).
     serde_json::from_value(v.clone()).map_err(|_| {
         format!(
@@ -1096,7 +1096,7 @@ mod tests {
             s.settings,
             RunSettings {
                 history: Some(false),
-                language: Some(crate::config::HistoryLanguage::En),
+                language: Some(crate::config::Language::En),
                 rounds: Some(3),
                 samples: Some(2),
                 temperature: Some(0.8),
@@ -1108,7 +1108,7 @@ mod tests {
         let table = parse(r#"{"settings": {"history": {"enabled": false, "language": "en"}}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
         assert_eq!(
             (table.settings.history, table.settings.language),
-            (Some(false), Some(crate::config::HistoryLanguage::En))
+            (Some(false), Some(crate::config::Language::En))
         );
         assert!(parse(OK).unwrap().settings.is_empty());
     }

@@ -4,7 +4,9 @@
 //! JUnit and a CI summary plug in as more sinks without touching the run.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::config::Language;
 use crate::terminal::console::{in_ci, say};
 
 /// Something the user should learn about the run, in the order it happens.
@@ -17,6 +19,8 @@ pub enum Event<'a> {
         suite: &'a Path,
         /// The run settings the suite set, each with where its value came from.
         settings: &'a [String],
+        /// The labels' language from here on.
+        language: Language,
     },
     /// Replies come from recordings, not from a live model.
     Replaying {
@@ -120,23 +124,51 @@ impl Output {
     }
 }
 
-/// The terminal, in the spec's words.
-pub struct Console;
+/// The terminal, in the spec's words (or English: `language = "en"`).
+#[derive(Default)]
+pub struct Console {
+    /// Set by [`Event::Starting`], once the configuration is read.
+    english: AtomicBool,
+}
+
+impl Console {
+    /// The spec's line, or its English one.
+    fn words(&self, zh: String, en: String) -> String {
+        if self.english.load(Ordering::Relaxed) {
+            en
+        } else {
+            zh
+        }
+    }
+}
 
 impl Sink for Console {
     fn event(&self, event: &Event) {
+        let says = |zh: String, en: String| say(self.words(zh, en));
         match *event {
             Event::Starting {
                 prompts,
                 questions,
                 suite,
                 settings,
+                language,
             } => {
-                say("🚀 LLM Prompt 效能評測系統啟動 (prompteval)");
-                say(format!(
-                    "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
-                    shown(suite)
-                ));
+                self.english
+                    .store(language == Language::En, Ordering::Relaxed);
+                says(
+                    "🚀 LLM Prompt 效能評測系統啟動 (prompteval)".into(),
+                    "🚀 LLM prompt evaluation starting (prompteval)".into(),
+                );
+                says(
+                    format!(
+                        "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
+                        shown(suite)
+                    ),
+                    format!(
+                        "✅ Loaded: {prompts} prompts, {questions} questions ({})",
+                        shown(suite)
+                    ),
+                );
                 for line in settings {
                     say(format!("⚙️  {line}"));
                 }
@@ -162,7 +194,10 @@ impl Sink for Console {
                 lines.join("\n")
             )),
             Event::NothingSelected { line } => say(line),
-            Event::RunFolder(dir) => say(format!("📁 測試結果將儲存至: {}", shown(dir))),
+            Event::RunFolder(dir) => says(
+                format!("📁 測試結果將儲存至: {}", shown(dir)),
+                format!("📁 Results go to: {}", shown(dir)),
+            ),
             Event::CutReplies { replies, limit } => say(format!(
                 "✂️  {replies} reply(ies) stopped at the length limit{} (finish_reason=length) and \
                  were judged as cut: raise llm.num_predict in harness.toml (max_tokens on \
@@ -200,38 +235,66 @@ impl Sink for Console {
                 rounds,
                 cases,
                 already_finished,
-            } => say(format!(
-                "🧪 開始執行測試 (共 {rounds} 輪, {cases} 個測試{})",
-                if already_finished == 0 {
-                    String::new()
-                } else {
-                    format!(", {already_finished} 個已完成")
-                }
-            )),
-            Event::Reporting => say("\n📊 生成評估報告..."),
+            } => says(
+                format!(
+                    "🧪 開始執行測試 (共 {rounds} 輪, {cases} 個測試{})",
+                    if already_finished == 0 {
+                        String::new()
+                    } else {
+                        format!(", {already_finished} 個已完成")
+                    }
+                ),
+                format!(
+                    "🧪 Running the tests ({rounds} round(s), {cases} cases{})",
+                    if already_finished == 0 {
+                        String::new()
+                    } else {
+                        format!(", {already_finished} already finished")
+                    }
+                ),
+            ),
+            Event::Reporting => says(
+                "\n📊 生成評估報告...".into(),
+                "\n📊 Writing the report...".into(),
+            ),
             Event::Table(table) => say(table),
             Event::Saved {
                 summary,
                 quick_view,
             } => {
-                say(format!("📋 會話摘要已儲存: {}", shown(summary)));
-                say(format!("🌐 快速檢視已生成: {}", shown(quick_view)));
+                says(
+                    format!("📋 會話摘要已儲存: {}", shown(summary)),
+                    format!("📋 Summary saved: {}", shown(summary)),
+                );
+                says(
+                    format!("🌐 快速檢視已生成: {}", shown(quick_view)),
+                    format!("🌐 Quick view written: {}", shown(quick_view)),
+                );
             }
             Event::Incomplete {
                 finished,
                 intended,
                 run_dir,
-            } => say(format!(
-                "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
-                shown(run_dir)
-            )),
+            } => says(
+                format!(
+                    "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
+                    shown(run_dir)
+                ),
+                format!(
+                    "⚠️  Run incomplete: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
+                    shown(run_dir)
+                ),
+            ),
             Event::Cache(stats) => say(format!(
                 "💾 cache: {} hits, {} model calls ({}); PROMPTEVAL_CACHE=off asks the model every time",
                 stats.hits,
                 stats.misses,
                 shown(&stats.dir)
             )),
-            Event::TotalTime(secs) => say(format!("⏱️  總執行時間: {secs:.2} 秒")),
+            Event::TotalTime(secs) => says(
+                format!("⏱️  總執行時間: {secs:.2} 秒"),
+                format!("⏱️  Total time: {secs:.2} s"),
+            ),
             Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),
             Event::Gate(line) => say(line),
         }
