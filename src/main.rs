@@ -86,16 +86,28 @@ enum Benchmark {
     Humaneval,
 }
 
-/// How a merged run's failed gate is said (and recognised for the exit status).
-const GATE_FAILED: &str = "gate: FAILED (the parts' thresholds)";
+/// What a command did: its message, and for a merged run whether its gate
+/// failed (judged as one run would be: exit status 101, as libtest's).
+struct Done {
+    message: String,
+    gate_failed: bool,
+}
+
+impl From<String> for Done {
+    fn from(message: String) -> Done {
+        Done {
+            message,
+            gate_failed: false,
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
-        Ok(message) => {
-            println!("{message}");
-            // A merged run is judged as one run would be: by its gate.
-            if message.contains(GATE_FAILED) {
+        Ok(done) => {
+            println!("{}", done.message);
+            if done.gate_failed {
                 ExitCode::from(101)
             } else {
                 ExitCode::SUCCESS
@@ -108,16 +120,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
+fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
     match command {
         Command::Cache { action } => {
             let dir = cache_dir()?;
             match action {
-                CacheAction::Dir => Ok(dir.display().to_string()),
+                CacheAction::Dir => Ok(dir.display().to_string().into()),
                 CacheAction::Clear => {
                     let n = ResponseCache::clear(&dir)
                         .map_err(|e| format!("{}: cannot clear the cache: {e}", dir.display()))?;
-                    Ok(format!("removed {n} cached replies from {}", dir.display()))
+                    Ok(format!("removed {n} cached replies from {}", dir.display()).into())
                 }
             }
         }
@@ -145,33 +157,23 @@ fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
                 problems.len(),
                 out.display(),
                 import::APPENDIX_C_NAME
-            ))
+            )
+            .into())
         }
         Command::Merge { parts, out } => {
             let (summary, table) = prompteval::session::merge::merge(&parts, &out)?;
-            let failed: Vec<String> = summary
-                .prompt_results
-                .iter()
-                .filter(|(_, r)| r.gate_passed == Some(false))
-                .map(|(name, r)| {
-                    format!(
-                        "{name} {} < {:.1}%",
-                        r.accuracy_text(),
-                        r.threshold.unwrap_or(0.0)
-                    )
-                })
-                .collect();
-            let gate = if failed.is_empty() {
-                String::new()
-            } else {
-                format!("\n{GATE_FAILED}: {}", failed.join(", "))
-            };
-            Ok(format!(
-                "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){gate}",
-                parts.len(),
-                summary.finished_cases,
-                out.display()
-            ))
+            let gate = prompteval::report::gate::evaluate(&summary);
+            let lines = gate.as_ref().map(|g| g.lines()).unwrap_or_default();
+            Ok(Done {
+                message: format!(
+                    "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
+                    parts.len(),
+                    summary.finished_cases,
+                    out.display(),
+                    lines.iter().map(|l| format!("\n{l}")).collect::<String>()
+                ),
+                gate_failed: gate.is_some_and(|g| !g.passed()),
+            })
         }
         Command::Compare { run_a, run_b, html } => {
             let comparison = prompteval::report::compare::compare(&run_a, &run_b)?;
@@ -182,7 +184,8 @@ fn run(command: Command) -> Result<String, Box<dyn std::error::Error>> {
                 "{}\nthe page: {}",
                 prompteval::report::compare::text(&comparison),
                 page.display()
-            ))
+            )
+            .into())
         }
     }
 }

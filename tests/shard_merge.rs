@@ -127,3 +127,37 @@ fn three_parts_merged_report_what_one_run_reports() {
     assert_eq!(unsharded.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unsharded.stderr).contains("without PROMPTEVAL_SHARD"));
 }
+
+#[test]
+fn a_merged_run_is_gated_as_one_run_would_be() {
+    // Every python-basics prompt is below 90 % in the recording.
+    let gate = ("PROMPTEVAL_MIN_ACCURACY", "90");
+    let mut dirs = Vec::new();
+    let mut scratches = Vec::new();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let (s, run) = replay(&[("PROMPTEVAL_SHARD", shard.as_str()), gate]);
+        assert_eq!(run.status, Some(101), "a part's own gate: {}", run.both());
+        dirs.push(s.run_dir().display().to_string());
+        scratches.push(s);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let merged = out.path().join("merged");
+    let done = prompteval(&[
+        "merge",
+        &dirs[0],
+        &dirs[1],
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(done.status.code(), Some(101), "{text}");
+    assert!(
+        text.contains("gate: FAILED: 4 of 4 prompt(s) below their accuracy threshold"),
+        "{text}"
+    );
+    assert!(
+        text.contains("is below the threshold 90.0%"),
+        "each failing prompt is named: {text}"
+    );
+}

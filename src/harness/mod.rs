@@ -15,12 +15,12 @@ use std::sync::atomic::AtomicBool;
 use libtest_mimic::{Arguments, Completion, Failed, FormatSetting, Trial};
 
 use crate::case::CaseId;
-use crate::config::ProcessEnv;
+use crate::config::{Env, ProcessEnv};
 use crate::session::schedule::TrialOutcome;
 use crate::session::{Plan, Session, SetupError};
 use crate::suite::Suite;
 use crate::terminal::console::{fatal, in_ci};
-use crate::terminal::output::{Console, Event, Output};
+use crate::terminal::output::{Console, Event, JobSummary, Output, Sink};
 
 /// Status for "could not start": distinct from libtest's 101.
 const SETUP_FAILED: u8 = 2;
@@ -29,7 +29,7 @@ pub fn main() -> ExitCode {
     configure_insta();
     let mut args = Arguments::from_args();
     console_for(&args);
-    let out = Output::new(vec![Box::new(Console::default())]);
+    let out = Arc::new(Output::new(sinks(&ProcessEnv)));
     match run(&mut args, &out) {
         Ok(code) => code,
         Err(e) => {
@@ -37,6 +37,15 @@ pub fn main() -> ExitCode {
             ExitCode::from(SETUP_FAILED)
         }
     }
+}
+
+/// The terminal, and GitHub's job summary when the job has one.
+fn sinks(env: &dyn Env) -> Vec<Box<dyn Sink>> {
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Console::default())];
+    if let Some(file) = env.var("GITHUB_STEP_SUMMARY").filter(|f| !f.is_empty()) {
+        sinks.push(Box::new(JobSummary { file: file.into() }));
+    }
+    sinks
 }
 
 /// Snapshot policy for live runs: a changed reply never fails a case (it
@@ -68,13 +77,13 @@ fn console_for(args: &Arguments) {
     );
 }
 
-fn run(args: &mut Arguments, out: &Output) -> Result<ExitCode, SetupError> {
+fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> {
     let cwd = std::env::current_dir().map_err(|e| SetupError::Folder {
         path: ".".into(),
         message: format!("cannot read the working directory: {e}"),
     })?;
     let mut plan = Plan::load(&ProcessEnv, &cwd, args.list)?;
-    init_logging(&plan.config.log);
+    init_logging(&plan.config.log, out.clone());
     plan.planned = apply_prompt_filter(args, &plan.suite, std::mem::take(&mut plan.planned));
     let cap = args.test_threads.or(plan.config.test_threads);
 
@@ -239,15 +248,49 @@ fn install_signal_handlers(flag: &Arc<AtomicBool>) {
     }
 }
 
-fn init_logging(filter: &str) {
+/// The log's lines go through the event stream, like every other line.
+struct LogLines(Arc<Output>);
+
+impl std::io::Write for LogLines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.emit(Event::Log(&String::from_utf8_lossy(buf)));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn init_logging(filter: &str, out: Arc<Output>) {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colour codes only for a terminal: CI logs and files stay plain text.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
+        .with_writer(move || LogLines(out.clone()))
         .with_target(false)
         .without_time()
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_summary_is_one_more_sink_when_the_job_has_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("summary.md");
+        assert_eq!(sinks(&[("X", "")]).len(), 1);
+        let out = Output::new(sinks(&[("GITHUB_STEP_SUMMARY", file.to_str().unwrap())]));
+        out.emit(Event::Gate("gate: passed (1 prompt(s) checked)"));
+        out.emit(Event::StepSummary("## prompteval\n"));
+        out.emit(Event::StepSummary("| p | 100.0% |\n"));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "## prompteval\n| p | 100.0% |\n"
+        );
+    }
 }

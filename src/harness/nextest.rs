@@ -25,7 +25,7 @@ use crate::case::CaseId;
 use crate::config::Env;
 use crate::session::schedule::TrialOutcome;
 use crate::session::{Plan, Session, SetupError};
-use crate::terminal::output::Output;
+use crate::terminal::output::{Event, Output};
 
 const POLL: Duration = Duration::from_millis(200);
 
@@ -42,7 +42,12 @@ impl Env for Resuming {
 }
 
 /// Runs this process's case under nextest; `plan` was loaded for it.
-pub fn run(args: &Arguments, plan: Plan, cwd: &Path, out: &Output) -> Result<ExitCode, SetupError> {
+pub fn run(
+    args: &Arguments,
+    plan: Plan,
+    cwd: &Path,
+    out: &Arc<Output>,
+) -> Result<ExitCode, SetupError> {
     let name = args.filter.clone().unwrap_or_default();
     let Some(case) = plan.planned.iter().find(|c| c.test_name() == name).cloned() else {
         return Err(SetupError::Backend(format!(
@@ -90,7 +95,7 @@ fn coordinate(
     shared: &Path,
     cwd: &Path,
     plan: Option<Plan>,
-    out: &Output,
+    out: &Arc<Output>,
 ) -> Result<(), SetupError> {
     let started = std::fs::read_to_string(shared.join("run"))
         .ok()
@@ -100,10 +105,9 @@ fn coordinate(
         (None, Some(plan)) => plan,
         (None, None) => Plan::load(&crate::config::ProcessEnv, cwd, false)?,
     };
-    eprintln!(
-        "prompteval under cargo-nextest: this process runs the whole suite ({} cases) as `cargo test --test prompts` would, chains in order with their history, and writes one report; the other test processes wait for their case's verdict",
-        plan.planned.len()
-    );
+    out.emit(Event::UnderNextest {
+        cases: plan.planned.len(),
+    });
     let selected: Vec<CaseId> = plan
         .planned
         .iter()

@@ -250,8 +250,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         not_evaluated_reasons,
         rounds: round_stats(&t.rounds),
         threshold,
-        // No evaluated case cannot meet a threshold.
-        gate_passed: threshold.map(|t| accuracy.is_some_and(|a| a + 1e-9 >= t)),
+        gate_passed: threshold.map(|t| super::gate::meets(accuracy, t)),
     }
 }
 

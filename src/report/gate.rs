@@ -1,8 +1,15 @@
 //! Thresholds -> pass/fail with reasons. With no threshold configured there
-//! is no gate and the exit status is libtest's.
+//! is no gate and the exit status is libtest's. The rule ([`meets`]) is the
+//! one every view uses: summary.json's `gate_passed`, the run's gate lines
+//! and a merged run's exit status.
 
-use crate::config::Config;
-use crate::report::Summary;
+use super::summary::Summary;
+
+/// A prompt meets its threshold when its accuracy, rounded as summary.json
+/// shows it, is at least the threshold; with no evaluated case it cannot.
+pub fn meets(accuracy: Option<f64>, threshold: f64) -> bool {
+    accuracy.is_some_and(|a| a + 1e-9 >= threshold)
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
@@ -15,7 +22,7 @@ pub struct Check {
 impl Check {
     /// A prompt with no evaluated case cannot meet a threshold.
     pub fn passed(&self) -> bool {
-        self.accuracy.is_some_and(|a| a + 1e-9 >= self.threshold)
+        meets(self.accuracy, self.threshold)
     }
 }
 
@@ -62,15 +69,16 @@ impl GateReport {
     }
 }
 
-/// Checks every prompt of the run that has a threshold; `None` when no
-/// threshold applies to any of them.
-pub fn evaluate(summary: &Summary, config: &Config) -> Option<GateReport> {
+/// Checks every prompt of the run that has a threshold (summary.json's
+/// `threshold`, from harness.toml's `[gate]` when the run was made); `None`
+/// when no threshold applies to any of them.
+pub fn evaluate(summary: &Summary) -> Option<GateReport> {
     let checks: Vec<Check> = summary
         .prompt_results
         .iter()
         .filter(|(_, r)| r.total_questions + r.not_evaluated > 0)
         .filter_map(|(name, r)| {
-            config.threshold_for(name).map(|threshold| Check {
+            r.threshold.map(|threshold| Check {
                 prompt: name.clone(),
                 accuracy: r.accuracy,
                 threshold,

@@ -55,6 +55,8 @@ pub struct Plan {
     pub shard: Option<crate::plan::shard::Shard>,
     /// The run settings the suite set, each with where its value came from.
     pub suite_settings: Vec<String>,
+    /// PROMPTEVAL_PROGRESS: seconds between progress lines, or `off`.
+    pub progress: Option<String>,
 }
 
 /// An interrupted run being finished.
@@ -141,6 +143,7 @@ impl Plan {
             resume,
             shard,
             suite_settings,
+            progress: env.var("PROMPTEVAL_PROGRESS"),
         })
     }
 
@@ -309,7 +312,7 @@ impl Session {
         selected: Vec<CaseId>,
         cap: Option<usize>,
         interrupted: Arc<AtomicBool>,
-        out: &Output,
+        out: &Arc<Output>,
     ) -> Result<Session, SetupError> {
         let Plan {
             config,
@@ -317,6 +320,7 @@ impl Session {
             resume,
             shard,
             suite_settings,
+            progress,
             ..
         } = plan;
         if let Some(shard) = shard {
@@ -479,8 +483,9 @@ impl Session {
             history_fitted: Default::default(),
             progress: crate::terminal::progress::Progress::new(
                 source.runnable.len(),
-                std::env::var("PROMPTEVAL_PROGRESS").ok().as_deref(),
+                progress.as_deref(),
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                out.clone(),
             )
             .map_err(SetupError::Setting)?,
         });
@@ -631,13 +636,11 @@ impl Session {
         if new + changed > 0 {
             out.emit(Event::Snapshots { new, changed });
         }
-        let gate = gate::evaluate(&summary, &self.config);
-        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-            report::step_summary::append(
-                Path::new(&path),
-                &report::step_summary::markdown(&summary, gate.as_ref()),
-            );
-        }
+        let gate = gate::evaluate(&summary);
+        out.emit(Event::StepSummary(&report::step_summary::markdown(
+            &summary,
+            gate.as_ref(),
+        )));
         Ok(match gate {
             Some(g) => {
                 for line in g.lines() {
@@ -690,3 +693,6 @@ fn snapshot_counts(located: &[journal::Located]) -> (usize, usize) {
     let count = |s| located.iter().filter(|r| r.snapshot == Some(s)).count();
     (count(SnapshotState::New), count(SnapshotState::Changed))
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,17 @@
-//! The one path for everything the harness tells the user: the session
-//! emits [`Event`]s and every [`Sink`] renders them its own way. The
-//! terminal is one sink ([`Console`], the spec §9 wording); progress lines,
-//! JUnit and a CI summary plug in as more sinks without touching the run.
+//! The one path for every line the user sees: the session, the pipeline,
+//! the harness and the log (every stage's warnings, through tracing) emit
+//! [`Event`]s, and every [`Sink`] renders them its own way. [`Console`] is
+//! the terminal in the spec §9 wording (or English), with progress lines
+//! and the live status line; [`JobSummary`] appends the run's markdown to
+//! GitHub's job summary; [`Recording`] keeps them for tests.
 
 use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::Language;
 use crate::terminal::console::{in_ci, say};
+use crate::terminal::status_line::StatusLine;
 
 /// Something the user should learn about the run, in the order it happens.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,6 +86,23 @@ pub enum Event<'a> {
     },
     /// One line of the gate's verdict.
     Gate(&'a str),
+    /// How far the run is: for the live line the terminal keeps (`live`),
+    /// or a whole line (CI logs, PROMPTEVAL_PROGRESS).
+    Progress {
+        line: &'a str,
+        live: bool,
+    },
+    /// The run is over: the live line gives its row back.
+    ProgressEnd,
+    /// A warning or note of any stage, as the log formats it
+    /// (harness.toml `log`, PROMPTEVAL_LOG).
+    Log(&'a str),
+    /// The run's markdown summary, for a CI job page.
+    StepSummary(&'a str),
+    /// Under cargo-nextest this process runs the whole suite.
+    UnderNextest {
+        cases: usize,
+    },
 }
 
 /// A path as the user can type it from where they ran the command:
@@ -129,6 +150,10 @@ impl Output {
 pub struct Console {
     /// Set by [`Event::Starting`], once the configuration is read.
     english: AtomicBool,
+    /// The live status line below libtest's output, once opened.
+    live: Mutex<Option<StatusLine>>,
+    /// Closed for good: no line opens it again.
+    live_closed: AtomicBool,
 }
 
 impl Console {
@@ -297,6 +322,73 @@ impl Sink for Console {
             ),
             Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),
             Event::Gate(line) => say(line),
+            Event::Progress { line, live: false } => eprintln!("{line}"),
+            Event::Progress { line, live: true } => {
+                let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+                if live.is_none() && !self.live_closed.load(Ordering::Relaxed) {
+                    *live = StatusLine::open();
+                }
+                if let Some(status) = live.as_ref() {
+                    status.draw(line);
+                }
+            }
+            Event::ProgressEnd => {
+                self.live_closed.store(true, Ordering::Relaxed);
+                if let Some(status) = self.live.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    status.close();
+                }
+            }
+            Event::Log(line) => eprint!("{line}"),
+            // For the CI job page, not the terminal: see [`JobSummary`].
+            Event::StepSummary(_) => {}
+            Event::UnderNextest { cases } => eprintln!(
+                "prompteval under cargo-nextest: this process runs the whole suite ({cases} cases) as `cargo test --test prompts` would, chains in order with their history, and writes one report; the other test processes wait for their case's verdict"
+            ),
+        }
+    }
+}
+
+/// Keeps every event, in order, as its debug form: what a test of the
+/// session, the pipeline or the harness asserts on instead of a terminal.
+#[derive(Default)]
+pub struct Recording {
+    events: Mutex<Vec<String>>,
+}
+
+impl Recording {
+    pub fn events(&self) -> Vec<String> {
+        self.events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Sink for Recording {
+    fn event(&self, event: &Event) {
+        self.events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!("{event:?}"));
+    }
+}
+
+impl<S: Sink> Sink for std::sync::Arc<S> {
+    fn event(&self, event: &Event) {
+        (**self).event(event)
+    }
+}
+
+/// GitHub Actions' job summary (the file GITHUB_STEP_SUMMARY names): the
+/// run's markdown summary is appended to it.
+pub struct JobSummary {
+    pub file: std::path::PathBuf,
+}
+
+impl Sink for JobSummary {
+    fn event(&self, event: &Event) {
+        if let Event::StepSummary(markdown) = event {
+            crate::report::step_summary::append(&self.file, markdown);
         }
     }
 }

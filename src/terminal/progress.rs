@@ -5,11 +5,12 @@
 //! libtest's per-case lines are never cut. `PROMPTEVAL_PROGRESS=<seconds>`
 //! asks for whole lines at that interval, `off` for none.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::case::CaseRecord;
+use crate::terminal::output::{Event, Output};
 
 pub struct Progress {
     total: usize,
@@ -21,8 +22,9 @@ pub struct Progress {
     per_prompt: Mutex<indexmap::IndexMap<String, (usize, usize)>>,
     last: Mutex<Instant>,
     every: Option<Duration>,
-    /// The live line, on a terminal.
-    live: Option<crate::terminal::status_line::StatusLine>,
+    /// Whether the lines are for the live line the sink keeps on a terminal.
+    live: bool,
+    out: Arc<Output>,
 }
 
 /// How often the live line is redrawn at most.
@@ -39,15 +41,19 @@ impl Drop for InFlight<'_> {
 
 impl Progress {
     /// `setting` is PROMPTEVAL_PROGRESS (seconds, or `off`); `terminal`
-    /// whether stderr is one.
-    pub fn new(total: usize, setting: Option<&str>, terminal: bool) -> Result<Progress, String> {
+    /// whether stderr is one that can keep a live line. Every line goes to
+    /// `out` as an [`Event::Progress`].
+    pub fn new(
+        total: usize,
+        setting: Option<&str>,
+        terminal: bool,
+        out: Arc<Output>,
+    ) -> Result<Progress, String> {
         let setting = setting.map(str::trim).filter(|s| !s.is_empty());
-        let live = match setting {
-            None if terminal => crate::terminal::status_line::StatusLine::open(),
-            _ => None,
-        };
+        let live =
+            setting.is_none() && terminal && crate::terminal::status_line::StatusLine::available();
         let every = match setting {
-            None if live.is_some() => Some(LIVE_EVERY),
+            None if live => Some(LIVE_EVERY),
             None => Some(Duration::from_secs(if terminal { 2 } else { 30 })),
             Some("off") => None,
             Some(secs) => Some(Duration::from_secs_f64(
@@ -67,6 +73,7 @@ impl Progress {
             last: Mutex::new(now),
             every,
             live,
+            out,
         })
     }
 
@@ -75,10 +82,10 @@ impl Progress {
         InFlight(&self.in_flight)
     }
 
-    /// Gives the terminal's last row back (the run is over).
+    /// The run is over: the live line gives the terminal's last row back.
     pub fn close(&self) {
-        if let Some(live) = &self.live {
-            live.close();
+        if self.live {
+            self.out.emit(Event::ProgressEnd);
         }
     }
 
@@ -107,14 +114,20 @@ impl Progress {
             }
             due
         };
-        match &self.live {
-            Some(live) if done == self.total => live.close(),
-            Some(live) if due => live.draw(&self.line(done)),
-            Some(_) => {}
-            None if due && (done < self.total || self.started.elapsed() >= every) => {
-                eprintln!("{}", self.line(done));
+        let live = self.live;
+        let show = match live {
+            true if done == self.total => {
+                self.out.emit(Event::ProgressEnd);
+                false
             }
-            None => {}
+            true => due,
+            false => due && (done < self.total || self.started.elapsed() >= every),
+        };
+        if show {
+            self.out.emit(Event::Progress {
+                line: &self.line(done),
+                live,
+            });
         }
     }
 
@@ -169,16 +182,27 @@ mod tests {
         assert_eq!(clock(42.4), "42s");
         assert_eq!(clock(190.0), "3m10s");
         assert_eq!(clock(3720.0), "1h02m");
-        assert!(Progress::new(5, Some("off"), true).unwrap().every.is_none());
+        assert!(
+            Progress::new(5, Some("off"), true, Default::default())
+                .unwrap()
+                .every
+                .is_none()
+        );
         assert_eq!(
-            Progress::new(5, None, false).unwrap().every,
+            Progress::new(5, None, false, Default::default())
+                .unwrap()
+                .every,
             Some(Duration::from_secs(30))
         );
         assert_eq!(
-            Progress::new(5, Some("0"), false).unwrap().every,
+            Progress::new(5, Some("0"), false, Default::default())
+                .unwrap()
+                .every,
             Some(Duration::ZERO)
         );
-        let e = Progress::new(5, Some("soon"), false).err().unwrap();
+        let e = Progress::new(5, Some("soon"), false, Default::default())
+            .err()
+            .unwrap();
         assert!(e.contains("PROMPTEVAL_PROGRESS"), "{e}");
     }
 }

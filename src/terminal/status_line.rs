@@ -26,19 +26,21 @@ pub struct StatusLine {
 }
 
 impl StatusLine {
-    /// Sets the region on stderr's terminal; None when stderr is no
-    /// terminal (or a dumb one, or too small to spare a row).
+    /// Whether stderr is a terminal that can keep a live line: not a
+    /// dumb one, and tall enough to spare a row.
+    pub fn available() -> bool {
+        std::io::IsTerminal::is_terminal(&std::io::stderr())
+            && !std::env::var("TERM").is_ok_and(|t| t == "dumb")
+            && size().is_some_and(|(rows, _)| rows >= 5)
+    }
+
+    /// Sets the region on stderr's terminal; None when it is not
+    /// [`available`](StatusLine::available).
     pub fn open() -> Option<StatusLine> {
-        let stderr = std::io::stderr();
-        if !std::io::IsTerminal::is_terminal(&stderr)
-            || std::env::var("TERM").is_ok_and(|t| t == "dumb")
-        {
+        if !StatusLine::available() {
             return None;
         }
         let (rows, _) = size()?;
-        if rows < 5 {
-            return None;
-        }
         // SIGINT/SIGTERM: the harness's second signal exits without
         // unwinding (and its handler runs before this one), so the region
         // is given back at the first.

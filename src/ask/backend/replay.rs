@@ -528,14 +528,14 @@ pub fn unmatched_lines(unmatched: &[(CaseId, Mismatch)], selected: &[CaseId]) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::Path;
 
     use super::*;
     use crate::ask::snapshot::SnapshotInfo;
     use crate::plan;
 
-    const MODEL: &str = "m:1";
+    pub(crate) const MODEL: &str = "m:1";
 
     fn suite(template: &str, second_question: &str) -> Suite {
         let json = serde_json::json!({
@@ -556,7 +556,7 @@ mod tests {
 
     /// Records round 1 of `suite` as a live run would have: each reply
     /// prints the expected answer, each case passed.
-    fn record(store: &SnapshotStore, suite: &Suite, config: &Config) {
+    pub(crate) fn record(store: &SnapshotStore, suite: &Suite, config: &Config) {
         let mut history = Vec::new();
         for case in plan::cases(suite, 1, 1) {
             let q = &suite.questions[case.question - 1];
