@@ -3,8 +3,8 @@
 //! named in the config (a pyenv shim on many machines, which the sandbox
 //! avoids by resolving it once).
 //!
-//! The sandboxed case runs through a per-slot fork server (src/sandbox/
-//! zygote.rs); the same isolation forked from the harness per case is shown
+//! The sandboxed case runs through a per-slot fork server
+//! (src/execute/sandbox/zygote.rs); the same isolation forked from the harness per case is shown
 //! too, as the baseline the fork server replaced.
 //!
 //! `cargo bench --bench sandbox_overhead` (N runs each, default 30; set

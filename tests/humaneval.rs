@@ -204,8 +204,9 @@ fn a_benchmark_of_humanevals_shape_imports_from_a_local_file() {
 
 /// The live run of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama-server,
 /// temperature 0, Appendix C) is recorded in tests/snapshots/humaneval:
-/// replayed offline it gives the README's pass@1, 106 of 164. The suite's
-/// own settings turn the history off: the scratch config leaves it on.
+/// replayed offline it gives the pass@1 of docs/guide/suites.md, 106 of
+/// 164. The suite's own settings turn the history off: the scratch config
+/// leaves it on.
 fn the_recorded_live_run_replays_to_its_number() {
     let s = Scratch::new(&format!(
         "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\n[history]\nenabled = true\n",

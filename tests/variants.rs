@@ -385,9 +385,10 @@ fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
     );
 }
 
-/// The README's live run (8 HumanEval problems, Qwen2.5-Coder-1.5B as
-/// writer and as model, recorded in tests/snapshots/humaneval-po8) replays
-/// offline from its stored variants to the same curves.
+/// The live run of docs/guide/variants.md (8 HumanEval problems,
+/// Qwen2.5-Coder-1.5B as writer and as model, recorded in
+/// tests/snapshots/humaneval-po8) replays offline from its stored variants
+/// to the same curves.
 #[test]
 fn the_recorded_live_variants_replay_to_their_curves() {
     let s = Scratch::recorded(
