@@ -7,6 +7,8 @@
 //! it the JUnit test is reported ignored with that instruction, and fails
 //! under CI=true.
 
+#[path = "support/example_model.rs"]
+mod example_model;
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
@@ -19,30 +21,17 @@ use std::process::{Command, ExitCode};
 use libtest_mimic::Arguments;
 use serde_json::Value;
 
-use prompts_cli::{Scratch, example_suite};
-use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+use example_model::{example_model, example_scratch};
+use prompts_cli::Scratch;
+use stub_server::StubServer;
 
-/// Solves Two Sum and greet, prints nothing useful for the average.
-fn two_of_three(req: &Request) -> Behaviour {
-    if req.path != "/api/chat" {
-        return Behaviour::Default;
-    }
-    let q = req.current_question();
-    Behaviour::Reply(if q.contains("Two Sum") {
-        "```python\nprint([0, 1])\n```".into()
-    } else if q.contains("greet") {
-        "```python\nprint('Hello, World!')\nprint('Welcome to Python!')\n```".into()
-    } else {
-        "```python\nprint('<none> & 1')\n```".into()
-    })
-}
+/// Solves Two Sum and greet; the average's wrong answer holds markup the
+/// CI formats must escape.
+const AVERAGE_MARKUP: &str = "```python\nprint('<none> & 1')\n```";
 
 fn run_example(extra_toml: &str, env: &[(&str, &str)]) -> (Scratch, prompts_cli::Run) {
-    let server = StubServer::start(two_of_three);
-    let s = Scratch::new(&format!(
-        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n{extra_toml}",
-        example_suite().display()
-    ));
+    let server = StubServer::start(example_model(AVERAGE_MARKUP));
+    let s = example_scratch(extra_toml);
     let url = server.url();
     let mut all = vec![("OLLAMA_HOST", url.as_str())];
     all.extend_from_slice(env);

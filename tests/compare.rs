@@ -2,6 +2,8 @@
 //! example: a scripted model that solves 2 of 3 questions, then one that
 //! solves all 3 for prompt1 and none for prompt3.
 
+#[path = "support/example_model.rs"]
+mod example_model;
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
@@ -10,12 +12,10 @@ mod stub_server;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use example_model::{AVERAGE, GREET, TWO_SUM};
 use prompts_cli::{Scratch, example_suite};
 use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
 
-const TWO_SUM: &str = "```python\nprint([0, 1])\n```";
-const GREET: &str = "```python\nprint('Hello, World!')\nprint('Welcome to Python!')\n```";
-const AVERAGE: &str = "```python\nprint(0)\n```";
 const WRONG: &str = "```python\nprint('?')\n```";
 
 /// Which of the three questions the model solves under `prompt`.

@@ -2,34 +2,16 @@
 //! stand-in for Ollama's native API: the protocol, the history carried in
 //! requests, filters, the report files and the exit status.
 
+#[path = "support/example_model.rs"]
+mod example_model;
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
 mod stub_server;
 
+use example_model::{GREET, TWO_SUM, example_scratch, two_of_three};
 use prompts_cli::{Scratch, example_suite};
 use stub_server::{Behaviour, Request, STUB_MODEL, StubServer, dead_host};
-
-const TWO_SUM: &str = "Here you go:\n```python\ndef two_sum(nums, target):\n    seen = {}\n    for i, n in enumerate(nums):\n        if target - n in seen:\n            return [seen[target - n], i]\n        seen[n] = i\n\nprint(two_sum([2, 7, 11, 15], 9))\n```";
-const GREET: &str = "```python\ndef greet(name):\n    print(f'Hello, {name}!')\n    if name == 'World':\n        print('Welcome to Python!')\n    else:\n        print('Nice to meet you!')\n\ngreet('World')\n```";
-/// Wrong on purpose: crashes on the empty list instead of printing 0.
-const AVERAGE_WRONG: &str = "```python\ndef calculate_average(numbers):\n    return sum(numbers) / len(numbers)\n\nprint(calculate_average([]))\n```";
-
-/// A model that solves the spec example's first two questions and fails the
-/// third, whatever the prompt.
-fn two_of_three(req: &Request) -> Behaviour {
-    if req.path != "/api/chat" {
-        return Behaviour::Default;
-    }
-    let current = req.current_question();
-    if current.contains("Two Sum") {
-        Behaviour::Reply(TWO_SUM.into())
-    } else if current.contains("greet") {
-        Behaviour::Reply(GREET.into())
-    } else {
-        Behaviour::Reply(AVERAGE_WRONG.into())
-    }
-}
 
 /// libtest's per-case lines, sorted (cases of different chains run concurrently).
 /// libtest's per-case lines with the name padding collapsed, sorted (cases
@@ -44,17 +26,10 @@ fn case_lines(stdout: &str) -> Vec<String> {
     v
 }
 
-fn scratch(extra: &str) -> Scratch {
-    Scratch::new(&format!(
-        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n{extra}",
-        example_suite().display()
-    ))
-}
-
 #[test]
 fn spec_example_two_of_three_gives_66_7_percent_everywhere() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     // Cases failed and no gate is set: libtest's status.
     assert_eq!(run.status, Some(101), "{}", run.both());
@@ -107,7 +82,7 @@ fn spec_example_two_of_three_gives_66_7_percent_everywhere() {
 #[test]
 fn question_three_carries_questions_one_and_two_in_its_history() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(&["prompt2"], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let chats = server.requests_to("/api/chat");
@@ -145,7 +120,7 @@ fn question_three_carries_questions_one_and_two_in_its_history() {
 #[test]
 fn prompt_filter_runs_only_that_prompt() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(&["prompt1"], &[("OLLAMA_HOST", &server.url())]);
     assert!(
         run.stdout.contains("3 passed") || run.stdout.contains("2 passed; 1 failed"),
@@ -173,7 +148,7 @@ fn prompt_filter_runs_only_that_prompt() {
 
 #[test]
 fn list_shows_every_case_and_contacts_no_server() {
-    let s = scratch("rounds = 2\n");
+    let s = example_scratch("rounds = 2\n");
     let run = s.prompts(&["--list"], &[("OLLAMA_HOST", "127.0.0.1:9")]);
     assert_eq!(run.status, Some(0), "{}", run.both());
     let cases: Vec<&str> = run
@@ -192,7 +167,7 @@ fn list_shows_every_case_and_contacts_no_server() {
 #[test]
 fn question_id_filter_and_skip() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(
         &["two_sum", "--skip", "prompt3"],
         &[("OLLAMA_HOST", &server.url())],
@@ -211,7 +186,7 @@ fn question_id_filter_and_skip() {
 #[test]
 fn gate_fails_below_threshold_and_passes_at_or_above() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt2 = 80\n");
+    let s = example_scratch("[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt2 = 80\n");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let tail: Vec<&str> = run.stdout.lines().rev().take(4).collect();
@@ -238,7 +213,7 @@ fn gate_fails_below_threshold_and_passes_at_or_above() {
     // PROMPTEVAL_MIN_ACCURACY replaces min_accuracy; prompt2's own 80 still applies.
     assert_eq!(run.status, Some(101), "{}", run.both());
 
-    let s = scratch("[gate]\nmin_accuracy = 66.7\n");
+    let s = example_scratch("[gate]\nmin_accuracy = 66.7\n");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(0), "{}", run.both());
     assert!(
@@ -256,7 +231,7 @@ fn unreachable_server_is_one_clear_error_before_any_case() {
         .local_addr()
         .unwrap()
         .port();
-    let s = scratch("");
+    let s = example_scratch("");
     let host = format!("127.0.0.1:{port}");
     let run = s.prompts(&[], &[("OLLAMA_HOST", &host)]);
     assert_eq!(run.status, Some(2), "{}", run.both());
@@ -278,7 +253,7 @@ fn unreachable_server_is_one_clear_error_before_any_case() {
 #[test]
 fn missing_model_names_ollama_pull() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(
         &[],
         &[
@@ -305,7 +280,7 @@ fn api_failures_are_recorded_on_the_case_and_the_run_goes_on() {
         _ => two_of_three(req),
     }
     });
-    let s = scratch("[llm]\nretries = 1\nbackoff_ms = 10\n");
+    let s = example_scratch("[llm]\nretries = 1\nbackoff_ms = 10\n");
     let run = s.prompts(&["prompt1"], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
@@ -323,7 +298,7 @@ fn api_failures_are_recorded_on_the_case_and_the_run_goes_on() {
 
 #[test]
 fn bad_environment_value_exits_2_naming_the_variable() {
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(&[], &[("PROMPTEVAL_ROUNDS", "abc")]);
     assert_eq!(run.status, Some(2), "{}", run.both());
     assert!(
@@ -337,7 +312,7 @@ fn bad_environment_value_exits_2_naming_the_variable() {
 #[test]
 fn several_rounds_report_mean_and_spread() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(
         &["prompt3"],
         &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_ROUNDS", "2")],
@@ -364,7 +339,7 @@ fn a_question_passing_in_one_round_and_failing_in_the_other_is_listed_unstable()
         }
         other => other,
     });
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(
         &["prompt3"],
         &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_ROUNDS", "2")],
@@ -644,8 +619,9 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
             _ => two_of_three(req),
         }
     });
-    let s =
-        scratch("[llm]\ntimeout_secs = 1\nqueue_timeout_secs = 1\nretries = 1\nbackoff_ms = 10\n");
+    let s = example_scratch(
+        "[llm]\ntimeout_secs = 1\nqueue_timeout_secs = 1\nretries = 1\nbackoff_ms = 10\n",
+    );
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let summary = s.summary();
@@ -790,7 +766,9 @@ fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
         }
         other => other,
     });
-    let s = scratch("samples = 4\npass_at_k = [1, 2, 5]\n[llm]\ntemperature = 0.8\nseed = 42\n");
+    let s = example_scratch(
+        "samples = 4\npass_at_k = [1, 2, 5]\n[llm]\ntemperature = 0.8\nseed = 42\n",
+    );
     let env = [
         ("OLLAMA_HOST", server.url()),
         ("PROMPTEVAL_CACHE", "on".to_string()),
@@ -857,7 +835,7 @@ fn samples_draw_seeded_replies_and_pass_at_k_is_the_estimator_over_them() {
 #[test]
 fn progress_lines_count_cases_accuracy_and_the_cache() {
     let server = StubServer::start(two_of_three);
-    let s = scratch("");
+    let s = example_scratch("");
     let run = s.prompts(
         &[],
         &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_PROGRESS", "0")],

@@ -2,6 +2,8 @@
 //! leaves a journal of every finished case, and PROMPTEVAL_RESUME finishes
 //! the run into the same folder with the full report.
 
+#[path = "support/example_model.rs"]
+mod example_model;
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
@@ -10,8 +12,9 @@ mod stub_server;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use prompts_cli::{Scratch, example_suite, wait_until};
-use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
+use example_model::example_scratch;
+use prompts_cli::{Scratch, wait_until};
+use stub_server::{Behaviour, Request, StubServer};
 
 const CODE: [&str; 3] = [
     "```python\nprint([0, 1])\n```",
@@ -44,10 +47,7 @@ fn first_then_hang(req: &Request) -> Behaviour {
 }
 
 fn scratch() -> Scratch {
-    Scratch::new(&format!(
-        "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"ollama\"\n[llm]\ntimeout_secs = 60\nretries = 0\n",
-        example_suite().display()
-    ))
+    example_scratch("[llm]\ntimeout_secs = 60\nretries = 0\n")
 }
 
 fn summary_of(dir: &std::path::Path) -> serde_json::Value {

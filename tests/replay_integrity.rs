@@ -5,32 +5,16 @@
 //! or a refusal that says why; never a ranking built on replies the model
 //! did not give.
 
+#[path = "support/example_model.rs"]
+mod example_model;
 #[path = "support/prompts_cli.rs"]
 mod prompts_cli;
 #[path = "support/stub_server.rs"]
 mod stub_server;
 
+use example_model::two_of_three;
 use prompts_cli::{Run, Scratch, example_suite};
 use stub_server::{Behaviour, Request, STUB_MODEL, StubServer, dead_host};
-
-const TWO_SUM: &str = "```python\nprint([0, 1])\n```";
-const GREET: &str = "```python\nprint('Hello, World!')\nprint('Welcome to Python!')\n```";
-/// Wrong on purpose: prints None instead of 0.
-const AVERAGE_WRONG: &str = "```python\nprint(None)\n```";
-
-fn two_of_three(req: &Request) -> Behaviour {
-    if req.path != "/api/chat" {
-        return Behaviour::Default;
-    }
-    let current = req.current_question();
-    if current.contains("Two Sum") {
-        Behaviour::Reply(TWO_SUM.into())
-    } else if current.contains("greet") {
-        Behaviour::Reply(GREET.into())
-    } else {
-        Behaviour::Reply(AVERAGE_WRONG.into())
-    }
-}
 
 /// A scratch folder whose suite is a copy of the spec example, named
 /// `example.json` like the original (recordings are per suite name), with
