@@ -323,30 +323,9 @@ impl Session {
             progress,
             ..
         } = plan;
-        if let Some(shard) = shard {
-            tracing::info!(
-                "shard {shard}: this run is one of {} parts (whole chains dealt round-robin); join the parts' run folders with `cargo run -- merge DIR... --out DIR`",
-                shard.count
-            );
-        }
-        out.emit(Event::Starting {
-            prompts: suite.prompts.len(),
-            questions: suite.questions.len(),
-            suite: &suite.path,
-            settings: &suite_settings,
-            language: config.language,
-        });
+        announce(&config, &suite, &suite_settings, shard, out);
         let sandbox = Sandbox::new(&config.sandbox)?;
-        let shapes = crate::execute::program::Shapes::check(sandbox.python(), &suite)?;
-        let plain = shapes.plain_language(&suite);
-        if plain > 0 {
-            tracing::info!(
-                "{plain} entry-point question(s) of {} are written in plain language, not as a \
-                 Python prompt: their replies run without the question text before them (a \
-                 body under the `def` line the question shows)",
-                suite.path.display()
-            );
-        }
+        let shapes = check_shapes(&sandbox, &suite)?;
         if resume.is_none() {
             folder::ensure_writable(&config.result_dir)?;
         }
@@ -358,138 +337,42 @@ impl Session {
         let retried = resume.as_ref().and_then(|r| r.retried.clone());
         let cache = source::open_cache(&config);
         let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
-        let server_window = source.backend.window();
-        for warning in crate::ask::window::warnings(
-            &config,
-            &suite,
-            &source.runnable,
-            source.backend.kind(),
-            &server_window,
-        ) {
-            tracing::warn!("{warning}");
-        }
-        let model = config.model.clone();
-
+        warn_of_the_window(&config, &suite, &source);
         let (run_dir, manifest) = match resume {
-            Some(r) if retried.is_some() => {
-                // Cases no recording answered before and that run now join
-                // the run's cases; the manifest says what the run covers.
-                let mut manifest = r.manifest;
-                let runnable: HashSet<&CaseId> = source.runnable.iter().collect();
-                let (now_run, still): (Vec<Unevaluated>, Vec<Unevaluated>) = manifest
-                    .not_evaluated
-                    .into_iter()
-                    .partition(|u| runnable.contains(&u.case));
-                manifest.not_evaluated = still;
-                manifest.cases.extend(now_run.into_iter().map(|u| u.case));
-                folder::write_manifest(&r.dir, &manifest)?;
-                (r.dir, manifest)
-            }
-            Some(r) => (r.dir, r.manifest),
-            None => {
-                let (dir, test_id, timestamp) = folder::create(&config.result_dir)?;
-                let manifest = RunManifest {
-                    test_id,
-                    timestamp,
-                    suite: suite.path.clone(),
-                    model: model.clone(),
-                    rounds: config.rounds,
-                    samples: config.samples,
-                    shard,
-                    backend: source.backend.kind().into(),
-                    endpoint: source.backend.endpoint(),
-                    cases: source.runnable.clone(),
-                    not_evaluated: source
-                        .unmatched
-                        .iter()
-                        .map(|(case, m)| Unevaluated {
-                            case: case.clone(),
-                            reason: m.reason.label().to_string(),
-                            detail: m.detail.clone(),
-                        })
-                        .collect(),
-                };
-                folder::write_manifest(&dir, &manifest)?;
-                if suite.questions.iter().any(|q| q.variant.is_some()) {
-                    store_variants(&dir, &suite)?;
-                }
-                (dir, manifest)
-            }
+            Some(r) => resumed_folder(r, retried.is_some(), &source)?,
+            None => new_folder(&config, &suite, shard, &source)?,
         };
-        let journal = Journal::open(&run_dir).map_err(|e| SetupError::Folder {
-            path: run_dir.clone(),
-            message: format!("cannot create the journal: {e}"),
-        })?;
-        out.emit(Event::RunFolder(&run_dir));
-        if let Some(tail) = journal.torn() {
-            out.emit(Event::TornJournal {
-                journal: journal.path(),
-                tail,
-            });
-        }
-        if let Some(retried) = &retried {
-            out.emit(Event::Retrying {
-                errors: retried.errors,
-                later_in_chain: retried.later_in_chain,
-            });
-        }
-        if config.samples > 1 && config.llm.temperature == 0.0 {
-            tracing::warn!(
-                "samples = {} at llm.temperature = 0: greedy decoding gives every sample the \
-                 same reply, so pass@k for k > 1 only repeats pass@1; set llm.temperature \
-                 (Chen et al. use 0.2 for pass@1 and 0.8 for pass@10 and beyond)",
-                config.samples
-            );
-        }
+        let journal = open_journal(&run_dir, retried.as_ref(), out)?;
+        warn_of_greedy_samples(&config);
         out.emit(Event::Testing {
             rounds: config.rounds,
             cases: source.runnable.len(),
             already_finished,
         });
 
-        let source_replaying = source.replaying;
-        let recorder = (!source.replaying).then(|| {
-            let mut description = format!(
-                "{model} via {} at {}",
-                source.backend.kind(),
-                source.backend.endpoint()
-            );
-            if let Some(info) = &config.model_info {
-                description.push_str("; ");
-                description.push_str(info);
-            }
-            Recorder {
-                store: SnapshotStore::new(&config.snapshot_dir, &suite.stem(), &model),
-                description,
-            }
-        });
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pools = Pools {
-            model: cap.map_or(config.concurrency, |c| c.min(config.concurrency)),
-            execute: cap.map_or(cores, |c| c.min(cores)),
-        };
+        let pools = pools(&config, cap);
         sandbox.prepare(pools.execute);
         let history = config.history.enabled.then_some(config.history.max_entries);
+        let running = source.runnable.len();
         let pipeline = Arc::new(Pipeline {
+            recorder: recorder(&config, &suite, &source),
             config: config.clone(),
             suite: suite.clone(),
             backend: source.backend,
-            model,
+            model: config.model.clone(),
             sandbox,
             shapes,
             journal,
-            recorder,
             history_fitted: Default::default(),
             progress: crate::terminal::progress::Progress::new(
-                source.runnable.len(),
+                running,
                 progress.as_deref(),
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 out.clone(),
             )
             .map_err(SetupError::Setting)?,
         });
-        let running = source.runnable.len();
         let scheduler = Scheduler::start(
             pipeline.clone(),
             source.runnable,
@@ -508,7 +391,7 @@ impl Session {
             scheduler,
             pipeline,
             isolation,
-            cache: cache.filter(|_| !source_replaying),
+            cache: cache.filter(|_| !source.replaying),
             interrupted,
             started: Instant::now(),
         })
@@ -542,17 +425,49 @@ impl Session {
     pub fn finish(self, libtest: ExitCode, out: &Output) -> Result<ExitCode, SetupError> {
         self.scheduler.close();
         self.pipeline.progress.close();
-        let journal_error = |e: std::io::Error| SetupError::Folder {
-            path: self.run_dir.clone(),
-            message: format!("cannot read the journal: {e}"),
-        };
         let located = journal::index(&self.run_dir)
-            .map_err(journal_error)?
+            .map_err(|e| SetupError::Folder {
+                path: self.run_dir.clone(),
+                message: format!("cannot read the journal: {e}"),
+            })?
             .entries;
         let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
-        let intended = &self.manifest.cases;
-        let complete = intended.iter().all(|c| done.contains(c));
-        let info = RunInfo {
+        let complete = self.manifest.cases.iter().all(|c| done.contains(c));
+        let info = self.run_info(complete);
+        // What the report was built from: `prompteval merge` rebuilds a
+        // report from several parts' journals and these.
+        store_run_info(&self.run_dir, &info)?;
+        out.emit(Event::Reporting);
+        let (summary, written) =
+            report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
+                path: self.run_dir.clone(),
+                message: format!("cannot write the report: {e}"),
+            })?;
+        self.tell_the_report(&info, &summary, &written, &located, out);
+        let gate = gate::evaluate(&summary);
+        out.emit(Event::StepSummary(&report::step_summary::markdown(
+            &summary,
+            gate.as_ref(),
+        )));
+        Ok(match gate {
+            Some(g) => {
+                for line in g.lines() {
+                    out.emit(Event::Gate(&line));
+                }
+                if g.passed() && complete {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(101)
+                }
+            }
+            None if self.interrupted() => ExitCode::from(130),
+            None => libtest,
+        })
+    }
+
+    /// The report's inputs that no case record holds.
+    fn run_info(&self, complete: bool) -> RunInfo {
+        RunInfo {
             test_id: self.manifest.test_id.clone(),
             timestamp: self.manifest.timestamp.clone(),
             total_execution_time: (self.started.elapsed().as_secs_f64() * 100.0).round() / 100.0,
@@ -575,7 +490,7 @@ impl Session {
                 .iter()
                 .filter_map(|q| q.variant.clone().map(|v| (q.id.clone(), v)))
                 .collect(),
-            planned_cases: intended.len() + self.manifest.not_evaluated.len(),
+            planned_cases: self.manifest.cases.len() + self.manifest.not_evaluated.len(),
             complete,
             isolation: self.isolation.clone(),
             thresholds: self
@@ -592,18 +507,21 @@ impl Session {
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
-        };
-        // What the report was built from: `prompteval merge` rebuilds a
-        // report from several parts' journals and these.
-        store_run_info(&self.run_dir, &info)?;
-        out.emit(Event::Reporting);
-        let (summary, written) =
-            report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
-                path: self.run_dir.clone(),
-                message: format!("cannot write the report: {e}"),
-            })?;
+        }
+    }
+
+    /// The report's last lines: the table, cut replies, where the files
+    /// are, an unfinished run, the cache, the time and the snapshots.
+    fn tell_the_report(
+        &self,
+        info: &RunInfo,
+        summary: &report::Summary,
+        written: &report::Written,
+        located: &[journal::Located],
+        out: &Output,
+    ) {
         out.emit(Event::Table(&report::terminal_table(
-            &summary,
+            summary,
             report::Labels::of(info.language),
         )));
         let cut: usize = summary
@@ -621,10 +539,10 @@ impl Session {
             summary: &written.summary_json,
             quick_view: &written.quick_view,
         });
-        if !complete {
+        if !info.complete {
             out.emit(Event::Incomplete {
                 finished: located.len(),
-                intended: intended.len(),
+                intended: self.manifest.cases.len(),
                 run_dir: &self.run_dir,
             });
         }
@@ -632,29 +550,196 @@ impl Session {
             out.emit(Event::Cache(stats));
         }
         out.emit(Event::TotalTime(info.total_execution_time));
-        let (new, changed) = snapshot_counts(&located);
+        let (new, changed) = snapshot_counts(located);
         if new + changed > 0 {
             out.emit(Event::Snapshots { new, changed });
         }
-        let gate = gate::evaluate(&summary);
-        out.emit(Event::StepSummary(&report::step_summary::markdown(
-            &summary,
-            gate.as_ref(),
-        )));
-        Ok(match gate {
-            Some(g) => {
-                for line in g.lines() {
-                    out.emit(Event::Gate(&line));
-                }
-                if g.passed() && complete {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(101)
-                }
-            }
-            None if self.interrupted() => ExitCode::from(130),
-            None => libtest,
-        })
+    }
+}
+
+/// The run's first lines: what is loaded, the settings the suite set, and
+/// which part of a sharded run this is.
+fn announce(
+    config: &Config,
+    suite: &Suite,
+    settings: &[String],
+    shard: Option<crate::plan::shard::Shard>,
+    out: &Output,
+) {
+    if let Some(shard) = shard {
+        tracing::info!(
+            "shard {shard}: this run is one of {} parts (whole chains dealt round-robin); join the parts' run folders with `cargo run -- merge DIR... --out DIR`",
+            shard.count
+        );
+    }
+    out.emit(Event::Starting {
+        prompts: suite.prompts.len(),
+        questions: suite.questions.len(),
+        suite: &suite.path,
+        settings,
+        language: config.language,
+    });
+}
+
+/// How each entry-point question's text is shaped (the interpreter compiles
+/// each once), said when some are in plain language.
+fn check_shapes(
+    sandbox: &Sandbox,
+    suite: &Suite,
+) -> Result<crate::execute::program::Shapes, SetupError> {
+    let shapes = crate::execute::program::Shapes::check(sandbox.python(), suite)?;
+    let plain = shapes.plain_language(suite);
+    if plain > 0 {
+        tracing::info!(
+            "{plain} entry-point question(s) of {} are written in plain language, not as a \
+             Python prompt: their replies run without the question text before them (a \
+             body under the `def` line the question shows)",
+            suite.path.display()
+        );
+    }
+    Ok(shapes)
+}
+
+/// Prompts the server's context window would cut, said before any is sent.
+fn warn_of_the_window(config: &Config, suite: &Suite, source: &source::Source) {
+    let server_window = source.backend.window();
+    for warning in crate::ask::window::warnings(
+        config,
+        suite,
+        &source.runnable,
+        source.backend.kind(),
+        &server_window,
+    ) {
+        tracing::warn!("{warning}");
+    }
+}
+
+/// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no
+/// recording answered before that run now join the run's cases (the
+/// manifest says what the run covers).
+fn resumed_folder(
+    r: Resume,
+    retrying: bool,
+    source: &source::Source,
+) -> Result<(PathBuf, RunManifest), SetupError> {
+    if !retrying {
+        return Ok((r.dir, r.manifest));
+    }
+    let mut manifest = r.manifest;
+    let runnable: HashSet<&CaseId> = source.runnable.iter().collect();
+    let (now_run, still): (Vec<Unevaluated>, Vec<Unevaluated>) = manifest
+        .not_evaluated
+        .into_iter()
+        .partition(|u| runnable.contains(&u.case));
+    manifest.not_evaluated = still;
+    manifest.cases.extend(now_run.into_iter().map(|u| u.case));
+    folder::write_manifest(&r.dir, &manifest)?;
+    Ok((r.dir, manifest))
+}
+
+/// A new run folder with its manifest (and the expanded suite of a run of
+/// prompt variants).
+fn new_folder(
+    config: &Config,
+    suite: &Suite,
+    shard: Option<crate::plan::shard::Shard>,
+    source: &source::Source,
+) -> Result<(PathBuf, RunManifest), SetupError> {
+    let (dir, test_id, timestamp) = folder::create(&config.result_dir)?;
+    let manifest = RunManifest {
+        test_id,
+        timestamp,
+        suite: suite.path.clone(),
+        model: config.model.clone(),
+        rounds: config.rounds,
+        samples: config.samples,
+        shard,
+        backend: source.backend.kind().into(),
+        endpoint: source.backend.endpoint(),
+        cases: source.runnable.clone(),
+        not_evaluated: source
+            .unmatched
+            .iter()
+            .map(|(case, m)| Unevaluated {
+                case: case.clone(),
+                reason: m.reason.label().to_string(),
+                detail: m.detail.clone(),
+            })
+            .collect(),
+    };
+    folder::write_manifest(&dir, &manifest)?;
+    if suite.questions.iter().any(|q| q.variant.is_some()) {
+        store_variants(&dir, suite)?;
+    }
+    Ok((dir, manifest))
+}
+
+/// The run folder's journal, said with what opening it repaired and what a
+/// retry asks again.
+fn open_journal(
+    run_dir: &Path,
+    retried: Option<&Retried>,
+    out: &Output,
+) -> Result<Journal, SetupError> {
+    let journal = Journal::open(run_dir).map_err(|e| SetupError::Folder {
+        path: run_dir.to_path_buf(),
+        message: format!("cannot create the journal: {e}"),
+    })?;
+    out.emit(Event::RunFolder(run_dir));
+    if let Some(tail) = journal.torn() {
+        out.emit(Event::TornJournal {
+            journal: journal.path(),
+            tail,
+        });
+    }
+    if let Some(retried) = retried {
+        out.emit(Event::Retrying {
+            errors: retried.errors,
+            later_in_chain: retried.later_in_chain,
+        });
+    }
+    Ok(journal)
+}
+
+fn warn_of_greedy_samples(config: &Config) {
+    if config.samples > 1 && config.llm.temperature == 0.0 {
+        tracing::warn!(
+            "samples = {} at llm.temperature = 0: greedy decoding gives every sample the \
+             same reply, so pass@k for k > 1 only repeats pass@1; set llm.temperature \
+             (Chen et al. use 0.2 for pass@1 and 0.8 for pass@10 and beyond)",
+            config.samples
+        );
+    }
+}
+
+/// Where a live run records its replies; none when replaying.
+fn recorder(config: &Config, suite: &Suite, source: &source::Source) -> Option<Recorder> {
+    if source.replaying {
+        return None;
+    }
+    let mut description = format!(
+        "{} via {} at {}",
+        config.model,
+        source.backend.kind(),
+        source.backend.endpoint()
+    );
+    if let Some(info) = &config.model_info {
+        description.push_str("; ");
+        description.push_str(info);
+    }
+    Some(Recorder {
+        store: SnapshotStore::new(&config.snapshot_dir, &suite.stem(), &config.model),
+        description,
+    })
+}
+
+/// The two pools: model requests (the server's slots) and program runs
+/// (the cores), both bounded by libtest's `--test-threads`.
+fn pools(config: &Config, cap: Option<usize>) -> Pools {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Pools {
+        model: cap.map_or(config.concurrency, |c| c.min(config.concurrency)),
+        execute: cap.map_or(cores, |c| c.min(cores)),
     }
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::ask::backend::Backend;
+use crate::ask::backend::{Backend, BackendError, Reply};
 use crate::ask::history::HistoryEntry;
 use crate::ask::request::{self, CaseRequest};
 use crate::ask::snapshot::{SnapshotInfo, SnapshotStore};
@@ -62,12 +62,7 @@ impl Pipeline {
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
-        let CaseRequest {
-            request,
-            user,
-            inputs,
-            left_out_to_fit,
-        } = request::build(
+        let built = request::build(
             &self.config,
             &self.model,
             self.suite
@@ -77,22 +72,63 @@ impl Pipeline {
             history,
             case.sample_index(),
         );
-        if left_out_to_fit > 0
-            && !self
-                .history_fitted
-                .swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            tracing::warn!(
-                case = %case.test_name(),
-                "history shortened to fit the context window: from this case on, the oldest \
-                 earlier questions are left out while a prompt would exceed llm.num_ctx ({}) \
-                 less llm.num_predict ({}) for the reply; raise both (and the server's window) \
-                 to show more, or set history.fit_window = false",
-                self.config.llm.num_ctx.unwrap_or(0),
-                self.config.llm.num_predict.unwrap_or(0)
-            );
+        if built.left_out_to_fit > 0 {
+            self.warn_of_the_fitted_history(case);
         }
-        let mut record = CaseRecord {
+        let mut record = self.unanswered(case, &built);
+        tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
+        let asked = Instant::now();
+        let reply = {
+            let _in_flight = self.progress.asking();
+            self.backend.chat(case, &built.request)
+        };
+        record.llm_secs = round3(asked.elapsed().as_secs_f64());
+        match reply {
+            Ok(reply) => {
+                self.note_reply(&mut record, &built, &reply);
+                Asked {
+                    record,
+                    reply: Some(reply.content),
+                }
+            }
+            Err(e) => {
+                note_failure(&mut record, e);
+                Asked {
+                    record,
+                    reply: None,
+                }
+            }
+        }
+    }
+
+    /// Said once per run, at the first case whose history was shortened.
+    fn warn_of_the_fitted_history(&self, case: &CaseId) {
+        if self
+            .history_fitted
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        tracing::warn!(
+            case = %case.test_name(),
+            "history shortened to fit the context window: from this case on, the oldest \
+             earlier questions are left out while a prompt would exceed llm.num_ctx ({}) \
+             less llm.num_predict ({}) for the reply; raise both (and the server's window) \
+             to show more, or set history.fit_window = false",
+            self.config.llm.num_ctx.unwrap_or(0),
+            self.config.llm.num_predict.unwrap_or(0)
+        );
+    }
+
+    /// The case's record before the model answers: an api_error until a
+    /// reply says otherwise.
+    fn unanswered(&self, case: &CaseId, built: &CaseRequest) -> CaseRecord {
+        let prompt = self
+            .suite
+            .prompt(&case.prompt)
+            .expect("planned cases name suite prompts");
+        let question = &self.suite.questions[case.question - 1];
+        CaseRecord {
             case: case.clone(),
             name: case.test_name(),
             verdict: Verdict::ApiError,
@@ -100,12 +136,13 @@ impl Pipeline {
             expected: question.expected_text(),
             actual: String::new(),
             template: prompt.template.clone(),
-            system_prompt: request
+            system_prompt: built
+                .request
                 .messages
                 .first()
                 .filter(|m| m.role == "system")
                 .map(|m| m.content.clone()),
-            prompt: user,
+            prompt: built.user.clone(),
             reply: None,
             code: None,
             program: None,
@@ -122,63 +159,36 @@ impl Pipeline {
             llm_secs: 0.0,
             exec_secs: 0.0,
             finished_at: String::new(),
-        };
-        tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
-        let asked = Instant::now();
-        let reply = {
-            let _in_flight = self.progress.asking();
-            self.backend.chat(case, &request)
-        };
-        record.llm_secs = round3(asked.elapsed().as_secs_f64());
-        match reply {
-            Ok(reply) => {
-                record.cached = reply.cached;
-                if self.recorder.is_none() {
-                    // Replayed: the recorded call's time (see replay.rs).
-                    record.llm_secs = round3(reply.elapsed.as_secs_f64());
-                }
-                note_usage(&mut record, &reply.usage);
-                record.snapshot = Some(match &self.recorder {
-                    Some(recorder) => recorder.store.capture(
-                        case,
-                        &reply.content,
-                        &recorder.description,
-                        &SnapshotInfo {
-                            model: &self.model,
-                            backend: self.backend.kind(),
-                            endpoint: &self.backend.endpoint(),
-                            request: &request.key(),
-                            inputs: &inputs,
-                            usage: Some(&reply.usage),
-                            // A cache hit's time is the lookup's, not the model's.
-                            llm_secs: (!reply.cached).then_some(record.llm_secs),
-                        },
-                    ),
-                    None => SnapshotState::Replayed,
-                });
-                Asked {
-                    record,
-                    reply: Some(reply.content),
-                }
-            }
-            Err(e) => {
-                if let Some(usage) = &e.usage {
-                    note_usage(&mut record, usage);
-                }
-                if e.failure.not_evaluated() {
-                    tracing::warn!(case = %case.test_name(), "not evaluated: {}", e.message);
-                    record.verdict = Verdict::NotEvaluated;
-                } else {
-                    tracing::warn!(case = %case.test_name(), "model call failed: {}", e.message);
-                }
-                record.api_failure = Some(e.failure);
-                record.detail = Some(e.message);
-                Asked {
-                    record,
-                    reply: None,
-                }
-            }
         }
+    }
+
+    /// A reply's figures, and its snapshot: captured when live, replayed
+    /// otherwise.
+    fn note_reply(&self, record: &mut CaseRecord, built: &CaseRequest, reply: &Reply) {
+        record.cached = reply.cached;
+        if self.recorder.is_none() {
+            // Replayed: the recorded call's time (see replay.rs).
+            record.llm_secs = round3(reply.elapsed.as_secs_f64());
+        }
+        note_usage(record, &reply.usage);
+        record.snapshot = Some(match &self.recorder {
+            Some(recorder) => recorder.store.capture(
+                &record.case,
+                &reply.content,
+                &recorder.description,
+                &SnapshotInfo {
+                    model: &self.model,
+                    backend: self.backend.kind(),
+                    endpoint: &self.backend.endpoint(),
+                    request: &built.request.key(),
+                    inputs: &built.inputs,
+                    usage: Some(&reply.usage),
+                    // A cache hit's time is the lookup's, not the model's.
+                    llm_secs: (!reply.cached).then_some(record.llm_secs),
+                },
+            ),
+            None => SnapshotState::Replayed,
+        });
     }
 
     /// Runs the code of the reply, judges it and journals the case.
@@ -268,6 +278,22 @@ impl Work for Arc<Pipeline> {
             entry: Some(HistoryEntry::from_record(&record)),
         }
     }
+}
+
+/// A failed call: not evaluated (the harness's or the server's doing), or
+/// an api_error the model's run is charged with.
+fn note_failure(record: &mut CaseRecord, e: BackendError) {
+    if let Some(usage) = &e.usage {
+        note_usage(record, usage);
+    }
+    if e.failure.not_evaluated() {
+        tracing::warn!(case = %record.name, "not evaluated: {}", e.message);
+        record.verdict = Verdict::NotEvaluated;
+    } else {
+        tracing::warn!(case = %record.name, "model call failed: {}", e.message);
+    }
+    record.api_failure = Some(e.failure);
+    record.detail = Some(e.message);
 }
 
 /// Passed, failed, or (for a request no recording answers) ignored with the
