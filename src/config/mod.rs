@@ -343,6 +343,10 @@ pub struct Config {
     /// `language` / PROMPTEVAL_LANGUAGE: the labels a user reads.
     pub language: Language,
     pub suite: PathBuf,
+    /// Neither harness.toml nor PROMPTEVAL_SUITE named a suite, so `suite`
+    /// is [`DEFAULT_SUITE`] (prompteval's own example) in the config's folder.
+    #[serde(skip)]
+    pub suite_is_default: bool,
     pub model: String,
     /// Free text recorded with each reply snapshot: quantisation, server and
     /// its flags (what the model name alone does not say).
@@ -434,6 +438,9 @@ struct OpenaiSection {
     base_url: Option<String>,
 }
 
+/// The suite when none is set: the spec's example, which prompteval's own
+/// repository has; anywhere else `suite` must be set.
+pub const DEFAULT_SUITE: &str = "benches-data/example.json";
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "http://127.0.0.1:8088/v1";
 pub const DEFAULT_MODEL: &str = "qwen2.5-coder:1.5b";
@@ -548,9 +555,8 @@ impl Config {
         let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
         Config {
             language: file.language.unwrap_or_default(),
-            suite: rel(file
-                .suite
-                .unwrap_or_else(|| PathBuf::from("benches-data/example.json"))),
+            suite_is_default: file.suite.is_none(),
+            suite: rel(file.suite.unwrap_or_else(|| PathBuf::from(DEFAULT_SUITE))),
             model: file.model.unwrap_or_else(|| DEFAULT_MODEL.into()),
             model_info: file.model_info,
             rounds: file.rounds.unwrap_or(1),
@@ -592,6 +598,7 @@ impl Config {
         let get = |name: &str| env.var(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = get("PROMPTEVAL_SUITE") {
             self.suite = cwd.join(v);
+            self.suite_is_default = false;
         }
         if let Some(v) = get("PROMPTEVAL_MODEL") {
             self.model = v.trim().to_string();
@@ -818,6 +825,26 @@ impl Config {
         Ok(())
     }
 
+    /// Why the suite file is missing when no suite was set: the default is
+    /// prompteval's own example, which exists only in its repository (a
+    /// crate that uses prompteval must name its suite). None when a suite
+    /// was set or the default file exists.
+    pub fn unset_suite_hint(&self, cwd: &Path) -> Option<String> {
+        if !self.suite_is_default || self.suite.exists() {
+            return None;
+        }
+        let config = match &self.source {
+            Some(path) => format!("`suite = \"my-suite.json\"` in {}", path.display()),
+            None => format!(
+                "`suite = \"my-suite.json\"` in a harness.toml in {} (there is none: `cargo test` runs the tests in the package's root; or point PROMPTEVAL_CONFIG at your harness.toml)",
+                cwd.display()
+            ),
+        };
+        Some(format!(
+            "no suite is set, and the default, {DEFAULT_SUITE} (the example in prompteval's own repository), is not here; set {config}, or PROMPTEVAL_SUITE=path/to/suite.json"
+        ))
+    }
+
     /// The threshold that applies to a prompt, if any.
     pub fn threshold_for(&self, prompt: &str) -> Option<f64> {
         self.gate
@@ -875,7 +902,7 @@ fn parse_file(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
             path: path.to_path_buf(),
             line,
             message: format!(
-                "{}{quoted}; fix it there (the repository's harness.toml documents every key), or point PROMPTEVAL_CONFIG at another file",
+                "{}{quoted}; fix it there (prompteval's own harness.toml documents every key), or point PROMPTEVAL_CONFIG at another file",
                 e.message().trim()
             ),
         }
@@ -974,6 +1001,34 @@ mod tests {
         assert_eq!(c.llm.timeout_secs, 30.0);
         assert_eq!(c.sandbox.timeout_secs, 10.0);
         assert!(c.suite.ends_with("benches-data/example.json"));
+        assert!(c.suite_is_default);
+    }
+
+    #[test]
+    fn a_missing_default_suite_says_to_set_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config::load(&[("X", "")], dir.path()).unwrap();
+        let hint = c.unset_suite_hint(dir.path()).unwrap();
+        assert!(hint.contains("no suite is set"), "{hint}");
+        assert!(hint.contains("there is none"), "{hint}");
+        assert!(hint.contains(&dir.path().display().to_string()), "{hint}");
+
+        std::fs::write(dir.path().join("harness.toml"), "model = \"m\"\n").unwrap();
+        let c = Config::load(&[("X", "")], dir.path()).unwrap();
+        let hint = c.unset_suite_hint(dir.path()).unwrap();
+        assert!(
+            hint.contains(&format!("in {}", dir.path().join("harness.toml").display())),
+            "{hint}"
+        );
+        assert!(hint.contains("PROMPTEVAL_SUITE"), "{hint}");
+
+        // A suite that was set is reported as it is: no hint.
+        let c = Config::load(&[("PROMPTEVAL_SUITE", "mine.json")], dir.path()).unwrap();
+        assert!(!c.suite_is_default);
+        assert_eq!(c.unset_suite_hint(dir.path()), None);
+        std::fs::write(dir.path().join("harness.toml"), "suite = \"s.json\"\n").unwrap();
+        let c = Config::load(&[("X", "")], dir.path()).unwrap();
+        assert_eq!(c.unset_suite_hint(dir.path()), None);
     }
 
     #[test]

@@ -86,8 +86,12 @@ impl Plan {
         };
         if let Some(m) = &manifest {
             config.suite = m.suite.clone();
+            config.suite_is_default = false;
         }
-        let suite = Suite::load(&config.suite)?;
+        let suite = Suite::load(&config.suite).map_err(|e| match config.unset_suite_hint(cwd) {
+            Some(message) => crate::suite::SuiteError { message, ..e },
+            None => e,
+        })?;
         let suite_settings = config.apply_suite(&suite.settings, env);
         if let Some(m) = &manifest {
             // A resumed run finishes what it started, whatever the environment says now.
@@ -568,7 +572,7 @@ fn announce(
 ) {
     if let Some(shard) = shard {
         tracing::info!(
-            "shard {shard}: this run is one of {} parts (whole chains dealt round-robin); join the parts' run folders with `cargo run -- merge DIR... --out DIR`",
+            "shard {shard}: this run is one of {} parts (whole chains dealt round-robin); join the parts' run folders with `prompteval merge DIR... --out DIR` (`cargo run -- merge` in prompteval's repository)",
             shard.count
         );
     }

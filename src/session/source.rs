@@ -133,7 +133,7 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
         let recorded = recorded_models(&config.snapshot_dir.join(suite.stem()));
         let others = if recorded.is_empty() {
             format!(
-                "no model has recorded replies for suite `{}` in {}",
+                "no model has recorded replies for suite `{}` in {}; record them with a model server: `INSTA_UPDATE=always cargo test --test prompts`",
                 suite.stem(),
                 config.snapshot_dir.display()
             )

@@ -200,15 +200,33 @@ impl Scratch {
     }
 }
 
-/// Removes what cargo-nextest sets in each test's environment (`NEXTEST`,
-/// `NEXTEST_*`, `__NEXTEST_*`): the harness child must behave as when a user
-/// runs `cargo test --test prompts`, and the harness refuses to run under
-/// nextest. (`cargo test` sets no such variable; the rest of what either
-/// runner sets, `CARGO_*` and the library path, is what cargo sets too.)
+/// Removes what the test runner set for this test process: cargo-nextest's
+/// `NEXTEST`, `NEXTEST_*`, `__NEXTEST_*` (the harness child must behave as
+/// when a user runs `cargo test --test prompts`, and the harness refuses to
+/// run under nextest), and the variables cargo sets for the package under
+/// test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...). A cargo started by a test
+/// must not inherit those: build scripts that read them declare them with
+/// `rerun-if-env-changed` (ring's does), and cargo compares them with its
+/// own environment, so the child would rebuild ring and everything above it
+/// (prompteval included), and the next plain `cargo test` all of it again.
 pub fn without_test_runner_env(cmd: &mut Command) {
+    const PACKAGE: [&str; 9] = [
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ];
     for (k, _) in std::env::vars_os() {
         let name = k.to_string_lossy();
-        if name.trim_start_matches('_').starts_with("NEXTEST") {
+        if name.trim_start_matches('_').starts_with("NEXTEST")
+            || name.starts_with("CARGO_PKG_")
+            || PACKAGE.contains(&name.as_ref())
+        {
             cmd.env_remove(&k);
         }
     }
