@@ -3,15 +3,23 @@
 
 use std::path::PathBuf;
 
+use crate::ask::variant_writer::WriterError;
 use crate::config::ConfigError;
 use crate::execute::sandbox::SandboxError;
 use crate::suite::SuiteError;
+use crate::suite::variants::VariantsError;
 
 #[derive(Debug)]
 pub enum SetupError {
     /// harness.toml or an environment variable.
     Config(ConfigError),
     Suite(SuiteError),
+    /// The writer model could not write a text the suite's prompt variants
+    /// need (`[variants]`).
+    Variants {
+        suite: PathBuf,
+        source: VariantsError<WriterError>,
+    },
     /// The interpreter or the isolation cannot be used.
     Sandbox(SandboxError),
     /// The model server or the recordings cannot serve this run; the
@@ -35,6 +43,7 @@ impl std::fmt::Display for SetupError {
             SetupError::Config(e) => e.fmt(f),
             SetupError::Suite(e) => e.fmt(f),
             SetupError::Sandbox(e) => e.fmt(f),
+            SetupError::Variants { suite, source } => write!(f, "{}: {source}", suite.display()),
             SetupError::Backend(message)
             | SetupError::Resume(message)
             | SetupError::Setting(message) => f.write_str(message),
