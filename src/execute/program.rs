@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
-use crate::suite::{Question, Suite, SuiteError};
+use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// What an entry-point question's text is, as the interpreter sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,13 +87,13 @@ impl Shapes {
             return Ok(Shapes::default());
         }
         let texts: Vec<&str> = sources.iter().map(|(_, _, t)| t.as_str()).collect();
-        let errors = compile_all(python, &texts).map_err(|message| SuiteError {
+        let errors = compile_all(python, &texts).map_err(|why| SuiteError {
             path: suite.path.clone(),
             line: None,
-            message: format!(
-                "could not check the questions' Python with {}: {message}; check [sandbox] python",
-                python.display()
-            ),
+            problem: SuiteProblem::Uncheckable {
+                python: python.to_path_buf(),
+                why,
+            },
         })?;
         let mut shapes = Shapes::default();
         for ((q, part, _), error) in sources.iter().zip(errors) {
@@ -115,12 +115,11 @@ impl Shapes {
                     return Err(SuiteError {
                         path: suite.path.clone(),
                         line: suite.question_line(q.index),
-                        message: format!(
-                            "question {} (`{}`): its `tests` are not valid Python ({error}); \
-                             every program would fail for the suite's sake, not the model's: \
-                             fix the tests",
-                            q.index, q.id
-                        ),
+                        problem: SuiteProblem::InvalidTests {
+                            index: q.index,
+                            id: q.id.clone(),
+                            error,
+                        },
                     });
                 }
             }
@@ -627,10 +626,10 @@ mod tests {
         ]));
         let e = Shapes::check(Path::new("python3"), &suite).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");
+        let message = e.problem.to_string();
         assert!(
-            e.message
-                .contains("question 2 (`broken`): its `tests` are not valid Python")
-                && e.message.contains("fix the tests"),
+            message.contains("question 2 (`broken`): its `tests` are not valid Python")
+                && message.contains("fix the tests"),
             "{e}"
         );
     }

@@ -12,7 +12,7 @@ use crate::ask::variant_writer::{LlmWriter, WriterError};
 use crate::config::{BackendKind, Config};
 use crate::suite::variants::parts::Parts;
 use crate::suite::variants::{self, Writer};
-use crate::suite::{Question, Suite, SuiteError};
+use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// Seconds a written text may take by default: p_top runs to hundreds of
 /// tokens, at tens of tokens per second on a CPU.
@@ -39,7 +39,7 @@ pub fn suite_for(
         return Err(SetupError::Suite(SuiteError {
             path: suite.path.clone(),
             line: None,
-            message: "prompt variants are evaluated without the learning history: with it, the variants of one problem would show each other's prompts and replies; set `\"history\": false` in the suite's settings, PROMPTEVAL_HISTORY=off or `[history] enabled = false`".into(),
+            problem: SuiteProblem::VariantsWithHistory,
         }));
     }
     Ok(suite)
