@@ -88,12 +88,17 @@ pub enum SuiteProblem {
     Prompt(#[from] PromptError),
     #[error(transparent)]
     Question(#[from] QuestionError),
-    /// The interpreter could not compile-check the questions' Python.
+    /// The interpreter could not compile-check the questions' Python;
+    /// `why` is the checker's error (execute::program's).
     #[error(
         "could not check the questions' Python with {}: {why}; check [sandbox] python",
         .python.display()
     )]
-    Uncheckable { python: PathBuf, why: String },
+    Uncheckable {
+        python: PathBuf,
+        #[source]
+        why: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A question's `tests` do not compile; `error` is Python's message.
     #[error(
         "question {index} (`{id}`): its `tests` are not valid Python ({error}); every program would fail for the suite's sake, not the model's: fix the tests"
