@@ -190,9 +190,14 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
     }
 }
 
+/// Neither variable that places the user's cache folder is set.
+#[derive(Debug, thiserror::Error)]
+#[error("neither XDG_CACHE_HOME nor HOME is set, so there is no cache folder")]
+struct NoCacheFolder;
+
 /// `$XDG_CACHE_HOME/prompteval`, else `~/.cache/prompteval`.
-fn cache_dir() -> Result<PathBuf, String> {
+fn cache_dir() -> Result<PathBuf, NoCacheFolder> {
     let var = |name| std::env::var(name).ok();
     ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
-        .ok_or_else(|| "neither XDG_CACHE_HOME nor HOME is set, so there is no cache folder".into())
+        .ok_or(NoCacheFolder)
 }

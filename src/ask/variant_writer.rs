@@ -7,9 +7,9 @@
 
 use std::sync::OnceLock;
 
-use crate::ask::backend::{Backend, ChatRequest, Message};
+use crate::ask::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
 use crate::case::CaseId;
-use crate::config::LlmConfig;
+use crate::config::{BackendKind, LlmConfig};
 use crate::suite::Question;
 use crate::suite::variants::Writer;
 use crate::suite::variants::parts::Parts;
@@ -28,13 +28,39 @@ const SUMMARY_TEMPERATURE: f64 = 0.2;
 
 /// Opens the writer's server on first use: a suite that gives every text
 /// never contacts it.
-pub type Connect = Box<dyn Fn() -> Result<Box<dyn Backend>, String> + Send + Sync>;
+pub type Connect = Box<dyn Fn() -> Result<Box<dyn Backend>, WriterError> + Send + Sync>;
+
+/// Why the writer model did not write a text.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WriterError {
+    /// The question gives the writer nothing to describe.
+    #[error(
+        "it has neither `p_top` nor a `reference` solution for the writer model to describe; add one of them to the suite"
+    )]
+    NoReference,
+    /// `[variants.writer] backend` names a backend that cannot write.
+    #[error("[variants.writer] backend = {0:?} cannot write texts; use \"ollama\" or \"openai\"")]
+    Backend(BackendKind),
+    /// The writer's server or model is not there.
+    #[error(
+        "the writer model is needed for the texts the suite does not give (p_top, summaries): {}; configure [variants.writer] (backend, url, model) or give `p_top` in the suite",
+        .0.message
+    )]
+    Unreachable(#[source] ConnectError),
+    #[error("the writer model {model} failed: {}", .source.message)]
+    Failed {
+        model: String,
+        source: Box<BackendError>,
+    },
+    #[error("the writer model {model} replied with nothing")]
+    Empty { model: String },
+}
 
 pub struct LlmWriter {
     model: String,
     options: LlmConfig,
     connect: Connect,
-    backend: OnceLock<Result<Box<dyn Backend>, String>>,
+    backend: OnceLock<Result<Box<dyn Backend>, WriterError>>,
 }
 
 impl LlmWriter {
@@ -54,7 +80,7 @@ impl LlmWriter {
         system: &str,
         user: String,
         temperature: f64,
-    ) -> Result<String, String> {
+    ) -> Result<String, WriterError> {
         let backend = self
             .backend
             .get_or_init(|| (self.connect)())
@@ -78,7 +104,10 @@ impl LlmWriter {
         };
         let reply = backend
             .chat(&case, &request)
-            .map_err(|e| format!("the writer model {} failed: {}", self.model, e.message))?;
+            .map_err(|e| WriterError::Failed {
+                model: self.model.clone(),
+                source: Box::new(e),
+            })?;
         let mut text = clean(&reply.content);
         // The snippet's `correct_` name is ours, not the problem's: a
         // writer that repeats it would point the model at a function the
@@ -87,19 +116,20 @@ impl LlmWriter {
             text = text.replace(&format!("correct_{entry}"), entry);
         }
         if text.is_empty() {
-            return Err(format!(
-                "the writer model {} replied with nothing",
-                self.model
-            ));
+            return Err(WriterError::Empty {
+                model: self.model.clone(),
+            });
         }
         Ok(text)
     }
 }
 
 impl Writer for LlmWriter {
-    fn p_top(&self, q: &Question, parts: &Parts) -> Result<String, String> {
+    type Error = WriterError;
+
+    fn p_top(&self, q: &Question, parts: &Parts) -> Result<String, WriterError> {
         let Some(reference) = &q.reference else {
-            return Err("it has neither `p_top` nor a `reference` solution for the writer model to describe; add one of them to the suite".into());
+            return Err(WriterError::NoReference);
         };
         let (system, user) = match &q.entry_point {
             Some(entry) if parts.is_function() => (
@@ -117,7 +147,7 @@ impl Writer for LlmWriter {
         self.ask(q, "p_top", system, user, P_TOP_TEMPERATURE)
     }
 
-    fn summary(&self, q: &Question, p_top: &str, words: u32) -> Result<String, String> {
+    fn summary(&self, q: &Question, p_top: &str, words: u32) -> Result<String, WriterError> {
         let user = format!(
             "Summarize the following description of a function in at most {words} words. Keep what is needed to implement it, refer to it as \"the function\", and reply with the summary only.\n\nDescription:\n{p_top}"
         );

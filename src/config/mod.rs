@@ -263,9 +263,30 @@ pub struct GateConfig {
 #[serde(transparent)]
 pub struct Percent(pub f64);
 
+/// A threshold that is not a percentage, with the text or number given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PercentError {
+    /// The text (trimmed) is not a number, with or without `%`.
+    #[error("{0:?} is not a percentage; write e.g. 75 or 75%")]
+    NotANumber(String),
+    #[error("{0} is not a percentage between 0 and 100; write e.g. 75 or 75%")]
+    OutOfRange(f64),
+    /// A bare number in (0, 1]: likely a fraction, `meant` percent.
+    #[error(
+        "{value} looks like a fraction, but thresholds are percentages: it would gate at {value} %. Did you mean {meant}? Write {meant} (or \"{value}%\" if you do mean {value} percent)",
+        meant = fraction_as_percent(*.value)
+    )]
+    Fraction { value: f64 },
+}
+
+/// 0.6 -> 60, without the float noise of the multiplication.
+fn fraction_as_percent(value: f64) -> f64 {
+    (value * 100.0 * 1e6).round() / 1e6
+}
+
 impl Percent {
     /// Parses `75`, `75.5` or `75%` (from the environment or a TOML string).
-    pub fn parse(text: &str) -> Result<Percent, String> {
+    pub fn parse(text: &str) -> Result<Percent, PercentError> {
         let trimmed = text.trim();
         let (number, sign) = match trimmed.strip_suffix('%') {
             Some(n) => (n.trim(), true),
@@ -273,21 +294,16 @@ impl Percent {
         };
         let value: f64 = number
             .parse()
-            .map_err(|_| format!("{trimmed:?} is not a percentage; write e.g. 75 or 75%"))?;
+            .map_err(|_| PercentError::NotANumber(trimmed.to_string()))?;
         Percent::checked(value, sign)
     }
 
-    fn checked(value: f64, percent_sign: bool) -> Result<Percent, String> {
+    fn checked(value: f64, percent_sign: bool) -> Result<Percent, PercentError> {
         if !(value.is_finite() && (0.0..=100.0).contains(&value)) {
-            return Err(format!(
-                "{value} is not a percentage between 0 and 100; write e.g. 75 or 75%"
-            ));
+            return Err(PercentError::OutOfRange(value));
         }
         if !percent_sign && value > 0.0 && value <= 1.0 {
-            let meant = (value * 100.0 * 1e6).round() / 1e6;
-            return Err(format!(
-                "{value} looks like a fraction, but thresholds are percentages: it would gate at {value} %. Did you mean {meant}? Write {meant} (or \"{value}%\" if you do mean {value} percent)"
-            ));
+            return Err(PercentError::Fraction { value });
         }
         Ok(Percent(value))
     }
@@ -465,6 +481,12 @@ pub enum ConfigError {
         value: String,
         message: String,
     },
+    /// An environment variable's threshold that is not a percentage.
+    Threshold {
+        var: &'static str,
+        value: String,
+        source: PercentError,
+    },
 }
 
 impl std::fmt::Display for ConfigError {
@@ -485,11 +507,21 @@ impl std::fmt::Display for ConfigError {
                 value,
                 message,
             } => write!(f, "environment variable {var}={value:?}: {message}"),
+            ConfigError::Threshold { var, value, source } => {
+                write!(f, "environment variable {var}={value:?}: {source}")
+            }
         }
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Threshold { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 /// Reads the environment through a function so tests need not mutate the
 /// process environment.
@@ -642,10 +674,10 @@ impl Config {
         }
         if let Some(v) = get("PROMPTEVAL_MIN_ACCURACY") {
             self.gate.min_accuracy =
-                Some(Percent::parse(&v).map_err(|message| ConfigError::Env {
+                Some(Percent::parse(&v).map_err(|source| ConfigError::Threshold {
                     var: "PROMPTEVAL_MIN_ACCURACY",
                     value: v.clone(),
-                    message,
+                    source,
                 })?);
         }
         if let Some(v) = get("PROMPTEVAL_BACKEND") {

@@ -88,7 +88,7 @@ fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: b
                 Verdict::WrongAnswer,
                 Some("output exceeded the limit and was cut off".into()),
             ),
-            Err(why) => (Verdict::WrongAnswer, Some(why)),
+            Err(why) => (Verdict::WrongAnswer, Some(why.to_string())),
         }
     };
     Judgement {
@@ -98,40 +98,69 @@ fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: b
     }
 }
 
+/// Why normalised stdout does not match the expected answer; long texts
+/// are shown abbreviated.
+#[derive(Debug, thiserror::Error)]
+pub enum Mismatch<'a> {
+    #[error("expected {}, got {}", shown(.expected), shown(.actual))]
+    Exact { expected: &'a str, actual: &'a str },
+    #[error(
+        "expected output matching /{}/, got {}",
+        abbreviate(.pattern, 80),
+        shown(.actual)
+    )]
+    Regex { pattern: &'a str, actual: &'a str },
+    #[error("the answer's regex is invalid: {0}")]
+    InvalidRegex(#[source] regex::Error),
+    #[error("the answer {} is not a number", shown(.answer))]
+    AnswerNotANumber { answer: &'a str },
+    #[error(
+        "expected {want} within {tolerance}, got {got} (off by {})",
+        (.got - .want).abs()
+    )]
+    OffBy { want: f64, tolerance: f64, got: f64 },
+    #[error("expected a number within {tolerance} of {want}, got {}", shown(.actual))]
+    NotANumber {
+        want: f64,
+        tolerance: f64,
+        actual: &'a str,
+    },
+}
+
+fn shown(s: &str) -> String {
+    format!("{:?}", abbreviate(s, 80))
+}
+
 /// Whether normalised stdout matches the expected answer; why not if not.
-fn compare(actual: &str, expected: &str, matcher: &Match) -> Result<(), String> {
-    let shown = |s: &str| format!("{:?}", abbreviate(s, 80));
+fn compare<'a>(actual: &'a str, expected: &'a str, matcher: &Match) -> Result<(), Mismatch<'a>> {
     match matcher {
         Match::Exact if actual == expected => Ok(()),
-        Match::Exact => Err(format!(
-            "expected {}, got {}",
-            shown(expected),
-            shown(actual)
-        )),
+        Match::Exact => Err(Mismatch::Exact { expected, actual }),
         // The answer is the pattern (trimmed, like the stdout it searches).
         Match::Regex => match regex::Regex::new(expected) {
             Ok(re) if re.is_match(actual) => Ok(()),
-            Ok(_) => Err(format!(
-                "expected output matching /{}/, got {}",
-                abbreviate(expected, 80),
-                shown(actual)
-            )),
-            Err(e) => Err(format!("the answer's regex is invalid: {e}")),
+            Ok(_) => Err(Mismatch::Regex {
+                pattern: expected,
+                actual,
+            }),
+            Err(e) => Err(Mismatch::InvalidRegex(e)),
         },
-        Match::Numeric { tolerance } => {
+        &Match::Numeric { tolerance } => {
             let want: f64 = expected
                 .parse()
-                .map_err(|_| format!("the answer {} is not a number", shown(expected)))?;
+                .map_err(|_| Mismatch::AnswerNotANumber { answer: expected })?;
             match actual.parse::<f64>() {
-                Ok(got) if (got - want).abs() <= *tolerance => Ok(()),
-                Ok(got) => Err(format!(
-                    "expected {want} within {tolerance}, got {got} (off by {})",
-                    (got - want).abs()
-                )),
-                Err(_) => Err(format!(
-                    "expected a number within {tolerance} of {want}, got {}",
-                    shown(actual)
-                )),
+                Ok(got) if (got - want).abs() <= tolerance => Ok(()),
+                Ok(got) => Err(Mismatch::OffBy {
+                    want,
+                    tolerance,
+                    got,
+                }),
+                Err(_) => Err(Mismatch::NotANumber {
+                    want,
+                    tolerance,
+                    actual,
+                }),
             }
         }
     }

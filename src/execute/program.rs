@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
-use crate::suite::{Question, Suite, SuiteError};
+use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// What an entry-point question's text is, as the interpreter sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,13 +87,13 @@ impl Shapes {
             return Ok(Shapes::default());
         }
         let texts: Vec<&str> = sources.iter().map(|(_, _, t)| t.as_str()).collect();
-        let errors = compile_all(python, &texts).map_err(|message| SuiteError {
+        let errors = compile_all(python, &texts).map_err(|why| SuiteError {
             path: suite.path.clone(),
             line: None,
-            message: format!(
-                "could not check the questions' Python with {}: {message}; check [sandbox] python",
-                python.display()
-            ),
+            problem: SuiteProblem::Uncheckable {
+                python: python.to_path_buf(),
+                why: Box::new(why),
+            },
         })?;
         let mut shapes = Shapes::default();
         for ((q, part, _), error) in sources.iter().zip(errors) {
@@ -115,12 +115,11 @@ impl Shapes {
                     return Err(SuiteError {
                         path: suite.path.clone(),
                         line: suite.question_line(q.index),
-                        message: format!(
-                            "question {} (`{}`): its `tests` are not valid Python ({error}); \
-                             every program would fail for the suite's sake, not the model's: \
-                             fix the tests",
-                            q.index, q.id
-                        ),
+                        problem: SuiteProblem::InvalidTests {
+                            index: q.index,
+                            id: q.id.clone(),
+                            error,
+                        },
                     });
                 }
             }
@@ -158,22 +157,57 @@ for src in json.load(sys.stdin):
 json.dump(out, sys.stdout)
 "#;
 
+/// How long the interpreter may take to compile every text.
+const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why the interpreter could not compile-check the texts (not a text that
+/// does not compile: that is its answer).
+#[derive(Debug, thiserror::Error)]
+pub enum CompileCheckError {
+    /// The texts cannot be written as JSON.
+    #[error(transparent)]
+    Encode(serde_json::Error),
+    #[error("no temporary file: {0}")]
+    TempFile(#[source] std::io::Error),
+    #[error("cannot write the temporary file: {0}")]
+    WriteTempFile(#[source] std::io::Error),
+    #[error("cannot start it: {0}")]
+    Start(#[source] std::io::Error),
+    /// Waiting for the interpreter, or reading its answer, failed.
+    #[error(transparent)]
+    Io(std::io::Error),
+    #[error("it took over {} s", COMPILE_TIMEOUT.as_secs())]
+    TimedOut,
+    #[error("the reader failed")]
+    ReaderPanicked,
+    /// `stderr` is what it printed, trimmed.
+    #[error("it exited with {status}: {stderr}")]
+    Exited {
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    #[error("unreadable answer: {0}")]
+    Answer(#[source] serde_json::Error),
+    #[error("{answers} answers for {texts} texts")]
+    Count { answers: usize, texts: usize },
+}
+
 /// One interpreter compiles every text; `None` where it compiled.
-fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, String> {
-    let input = serde_json::to_vec(texts).map_err(|e| e.to_string())?;
+fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, CompileCheckError> {
+    let input = serde_json::to_vec(texts).map_err(CompileCheckError::Encode)?;
     // A file, not a pipe: the texts of a large suite exceed a pipe's buffer.
-    let mut sources = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
+    let mut sources = tempfile::tempfile().map_err(CompileCheckError::TempFile)?;
     sources
         .write_all(&input)
         .and_then(|()| std::io::Seek::rewind(&mut sources))
-        .map_err(|e| format!("cannot write the temporary file: {e}"))?;
+        .map_err(CompileCheckError::WriteTempFile)?;
     let mut child = Command::new(python)
         .args(["-I", "-S", "-c", COMPILE_ALL])
         .stdin(Stdio::from(sources))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start it: {e}"))?;
+        .map_err(CompileCheckError::Start)?;
     // Reading stdout before waiting: the answer can exceed a pipe's buffer.
     let mut stdout = child.stdout.take().expect("piped");
     let reader = std::thread::spawn(move || {
@@ -181,35 +215,37 @@ fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, Str
         std::io::Read::read_to_end(&mut stdout, &mut out).map(|_| out)
     });
     let status = match child
-        .wait_timeout(Duration::from_secs(120))
-        .map_err(|e| e.to_string())?
+        .wait_timeout(COMPILE_TIMEOUT)
+        .map_err(CompileCheckError::Io)?
     {
         Some(status) => status,
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("it took over 120 s".into());
+            return Err(CompileCheckError::TimedOut);
         }
     };
     let out = reader
         .join()
-        .map_err(|_| "the reader failed".to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| CompileCheckError::ReaderPanicked)?
+        .map_err(CompileCheckError::Io)?;
     if !status.success() {
         let mut err = String::new();
         if let Some(mut e) = child.stderr.take() {
             let _ = std::io::Read::read_to_string(&mut e, &mut err);
         }
-        return Err(format!("it exited with {status}: {}", err.trim()));
+        return Err(CompileCheckError::Exited {
+            status,
+            stderr: err.trim().to_string(),
+        });
     }
     let errors: Vec<Option<String>> =
-        serde_json::from_slice(&out).map_err(|e| format!("unreadable answer: {e}"))?;
+        serde_json::from_slice(&out).map_err(CompileCheckError::Answer)?;
     if errors.len() != texts.len() {
-        return Err(format!(
-            "{} answers for {} texts",
-            errors.len(),
-            texts.len()
-        ));
+        return Err(CompileCheckError::Count {
+            answers: errors.len(),
+            texts: texts.len(),
+        });
     }
     Ok(errors)
 }
@@ -627,10 +663,10 @@ mod tests {
         ]));
         let e = Shapes::check(Path::new("python3"), &suite).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");
+        let message = e.problem.to_string();
         assert!(
-            e.message
-                .contains("question 2 (`broken`): its `tests` are not valid Python")
-                && e.message.contains("fix the tests"),
+            message.contains("question 2 (`broken`): its `tests` are not valid Python")
+                && message.contains("fix the tests"),
             "{e}"
         );
     }

@@ -10,6 +10,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::{CaseId, ChainId};
 
+/// PROMPTEVAL_SHARD's value (trimmed) is not `k/n`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "PROMPTEVAL_SHARD={value:?} is not k/n with 1 <= k <= n, e.g. PROMPTEVAL_SHARD=2/4 for the second of four parts"
+)]
+pub struct ShardError {
+    pub value: String,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
     /// 1-based.
@@ -19,7 +28,7 @@ pub struct Shard {
 
 impl Shard {
     /// `2/4`; `None` for an empty value.
-    pub fn parse(value: &str) -> Result<Option<Shard>, String> {
+    pub fn parse(value: &str) -> Result<Option<Shard>, ShardError> {
         let value = value.trim();
         if value.is_empty() {
             return Ok(None);
@@ -31,9 +40,9 @@ impl Shard {
             Some((index, count)) if index >= 1 && index <= count => {
                 Ok(Some(Shard { index, count }))
             }
-            _ => Err(format!(
-                "PROMPTEVAL_SHARD={value:?} is not k/n with 1 <= k <= n, e.g. PROMPTEVAL_SHARD=2/4 for the second of four parts"
-            )),
+            _ => Err(ShardError {
+                value: value.to_string(),
+            }),
         }
     }
 
@@ -108,7 +117,7 @@ mod tests {
         assert_eq!(Shard::parse("2/4"), Ok(Some(Shard { index: 2, count: 4 })));
         assert_eq!(Shard::parse(" "), Ok(None));
         for bad in ["0/4", "5/4", "2", "a/b", "2/0"] {
-            let e = Shard::parse(bad).unwrap_err();
+            let e = Shard::parse(bad).unwrap_err().to_string();
             assert!(e.contains("PROMPTEVAL_SHARD") && e.contains("k/n"), "{e}");
         }
     }

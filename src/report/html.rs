@@ -185,18 +185,16 @@ struct CaseView<'a> {
 }
 
 /// The page's templates, parsed once per process (they are constants).
-fn environment() -> Result<&'static Environment<'static>, String> {
-    static ENV: std::sync::OnceLock<Result<Environment<'static>, String>> =
+fn environment() -> Result<&'static Environment<'static>, &'static minijinja::Error> {
+    static ENV: std::sync::OnceLock<Result<Environment<'static>, minijinja::Error>> =
         std::sync::OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Environment::new();
         env.add_template(TEMPLATE_NAME, TEMPLATE)
-            .and_then(|()| env.add_template(PARTS_NAME, PARTS))
-            .map_err(|e| e.to_string())?;
+            .and_then(|()| env.add_template(PARTS_NAME, PARTS))?;
         Ok(env)
     })
     .as_ref()
-    .map_err(String::clone)
 }
 
 /// Writes quick_view.html in pieces: the head with the summary, then each
@@ -212,7 +210,7 @@ pub(crate) struct PageWriter {
 
 impl PageWriter {
     pub fn create(path: &Path, info: &RunInfo, summary: &Summary) -> std::io::Result<PageWriter> {
-        let env = environment().map_err(std::io::Error::other)?;
+        let env = environment().map_err(|e| std::io::Error::other(e.to_string()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let tmp = tempfile::NamedTempFile::new_in(dir)?;
         let mut out = std::io::BufWriter::new(tmp.reopen()?);

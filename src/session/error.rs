@@ -3,15 +3,25 @@
 
 use std::path::PathBuf;
 
+use crate::ask::variant_writer::WriterError;
 use crate::config::ConfigError;
 use crate::execute::sandbox::SandboxError;
+use crate::plan::shard::ShardError;
 use crate::suite::SuiteError;
+use crate::suite::variants::VariantsError;
+use crate::terminal::progress::ProgressSettingError;
 
 #[derive(Debug)]
 pub enum SetupError {
     /// harness.toml or an environment variable.
     Config(ConfigError),
     Suite(SuiteError),
+    /// The writer model could not write a text the suite's prompt variants
+    /// need (`[variants]`).
+    Variants {
+        suite: PathBuf,
+        source: VariantsError<WriterError>,
+    },
     /// The interpreter or the isolation cannot be used.
     Sandbox(SandboxError),
     /// The model server or the recordings cannot serve this run; the
@@ -24,9 +34,10 @@ pub enum SetupError {
     },
     /// PROMPTEVAL_RESUME names no run folder.
     Resume(String),
-    /// A run setting outside harness.toml (PROMPTEVAL_SHARD,
-    /// PROMPTEVAL_PROGRESS) has a value it cannot take; the message names it.
-    Setting(String),
+    /// PROMPTEVAL_SHARD has a value it cannot take.
+    Shard(ShardError),
+    /// PROMPTEVAL_PROGRESS has a value it cannot take.
+    Progress(ProgressSettingError),
 }
 
 impl std::fmt::Display for SetupError {
@@ -35,9 +46,10 @@ impl std::fmt::Display for SetupError {
             SetupError::Config(e) => e.fmt(f),
             SetupError::Suite(e) => e.fmt(f),
             SetupError::Sandbox(e) => e.fmt(f),
-            SetupError::Backend(message)
-            | SetupError::Resume(message)
-            | SetupError::Setting(message) => f.write_str(message),
+            SetupError::Variants { suite, source } => write!(f, "{}: {source}", suite.display()),
+            SetupError::Shard(e) => e.fmt(f),
+            SetupError::Progress(e) => e.fmt(f),
+            SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
             SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
@@ -54,6 +66,18 @@ impl From<ConfigError> for SetupError {
 impl From<SuiteError> for SetupError {
     fn from(e: SuiteError) -> Self {
         SetupError::Suite(e)
+    }
+}
+
+impl From<ShardError> for SetupError {
+    fn from(e: ShardError) -> Self {
+        SetupError::Shard(e)
+    }
+}
+
+impl From<ProgressSettingError> for SetupError {
+    fn from(e: ProgressSettingError) -> Self {
+        SetupError::Progress(e)
     }
 }
 

@@ -127,8 +127,7 @@ impl Plan {
         let shard = match &manifest {
             Some(m) => m.shard,
             None => {
-                crate::plan::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())
-                    .map_err(SetupError::Setting)?
+                crate::plan::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())?
             }
         };
         let planned = match (shard, &manifest) {
@@ -374,8 +373,7 @@ impl Session {
                 progress.as_deref(),
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 out.clone(),
-            )
-            .map_err(SetupError::Setting)?,
+            )?,
         });
         let scheduler = Scheduler::start(
             pipeline.clone(),

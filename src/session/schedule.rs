@@ -251,7 +251,7 @@ impl<W: Work> Shared<W> {
                     lock(&self.asked).push_back((next, asked));
                     self.asked_changed.notify_one();
                 }
-                Err(message) => self.complete(next, panicked(message)),
+                Err(panic) => self.complete(next, panicked(panic)),
             }
         }
     }
@@ -309,21 +309,29 @@ impl<W: Work> Shared<W> {
     }
 }
 
-fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        payload
+/// The harness panicked on a case; `message` is the panic's, when it has
+/// one.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct CasePanic {
+    message: String,
+}
+
+fn catch<T>(f: impl FnOnce() -> T) -> Result<T, CasePanic> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| CasePanic {
+        message: payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into())
+            .unwrap_or_else(|| "unknown panic".into()),
     })
 }
 
-fn panicked(message: String) -> Finished {
-    tracing::error!("the harness panicked on a case: {message}; please report it with the journal");
+fn panicked(panic: CasePanic) -> Finished {
+    tracing::error!("the harness panicked on a case: {panic}; please report it with the journal");
     Finished {
         outcome: TrialOutcome::Failed(format!(
-            "the harness panicked on this case ({message}); please report it with the journal line"
+            "the harness panicked on this case ({panic}); please report it with the journal line"
         )),
         entry: None,
     }

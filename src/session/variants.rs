@@ -8,11 +8,11 @@ use super::error::SetupError;
 use super::source::open_cache;
 use crate::ask::backend::Backend;
 use crate::ask::cache::CachedBackend;
-use crate::ask::variant_writer::LlmWriter;
+use crate::ask::variant_writer::{LlmWriter, WriterError};
 use crate::config::{BackendKind, Config};
 use crate::suite::variants::parts::Parts;
 use crate::suite::variants::{self, Writer};
-use crate::suite::{Question, Suite, SuiteError};
+use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// Seconds a written text may take by default: p_top runs to hundreds of
 /// tokens, at tens of tokens per second on a CPU.
@@ -39,7 +39,7 @@ pub fn suite_for(
         return Err(SetupError::Suite(SuiteError {
             path: suite.path.clone(),
             line: None,
-            message: "prompt variants are evaluated without the learning history: with it, the variants of one problem would show each other's prompts and replies; set `\"history\": false` in the suite's settings, PROMPTEVAL_HISTORY=off or `[history] enabled = false`".into(),
+            problem: SuiteProblem::VariantsWithHistory,
         }));
     }
     Ok(suite)
@@ -51,12 +51,9 @@ fn expand(config: &Config, suite: &Suite, listing: bool) -> Result<Suite, SetupE
     } else {
         variants::expand(suite, config.variants.seed, &writer(config))
     }
-    .map_err(|message| {
-        SetupError::Suite(SuiteError {
-            path: suite.path.clone(),
-            line: None,
-            message,
-        })
+    .map_err(|source| SetupError::Variants {
+        suite: suite.path.clone(),
+        source,
     })?;
     if !listing {
         for w in &expanded.warnings {
@@ -77,10 +74,12 @@ fn expand(config: &Config, suite: &Suite, listing: bool) -> Result<Suite, SetupE
 struct Unwritten;
 
 impl Writer for Unwritten {
-    fn p_top(&self, _: &Question, _: &Parts) -> Result<String, String> {
+    /// The run's writer's, so listing and running expand alike.
+    type Error = WriterError;
+    fn p_top(&self, _: &Question, _: &Parts) -> Result<String, WriterError> {
         Ok("(written when the run starts)".into())
     }
-    fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, String> {
+    fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, WriterError> {
         Ok("(written when the run starts)".into())
     }
 }
@@ -111,17 +110,9 @@ fn writer(config: &Config) -> LlmWriter {
         options,
         Box::new(move || {
             let (config, model) = &for_connect;
-            let backend: Box<dyn Backend> = super::source::server(kind, &url).ok_or_else(|| {
-                format!(
-                    "[variants.writer] backend = {kind:?} cannot write texts; use \"ollama\" or \"openai\""
-                )
-            })?;
-            backend.check(model).map_err(|e| {
-                format!(
-                    "the writer model is needed for the texts the suite does not give (p_top, summaries): {}; configure [variants.writer] (backend, url, model) or give `p_top` in the suite",
-                    e.message
-                )
-            })?;
+            let backend: Box<dyn Backend> =
+                super::source::server(kind, &url).ok_or(WriterError::Backend(kind))?;
+            backend.check(model).map_err(WriterError::Unreachable)?;
             Ok(match open_cache(config) {
                 Some(cache) => {
                     let identity = backend.model_identity().unwrap_or_default();

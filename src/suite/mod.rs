@@ -5,9 +5,12 @@
 //! is the list of questions. A question may carry an `id` (used in case
 //! names) and a `kind`; other fields are kept for later features and ignored.
 
+mod error;
 pub mod import;
 pub mod variant;
 pub mod variants;
+
+pub use error::{IdError, PromptError, QuestionError, SettingsError, SuiteError, SuiteProblem};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -134,50 +137,18 @@ const MACHINE_KEYS: [(&str, &str); 8] = [
     ("result_dir", "harness.toml `result_dir`"),
 ];
 
-/// A suite that cannot be used, with its location.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SuiteError {
-    pub path: PathBuf,
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl std::fmt::Display for SuiteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for SuiteError {}
-
 impl Suite {
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let err = |line: Option<usize>, message: String| SuiteError {
+        let err = |problem: SuiteProblem| SuiteError {
             path: path.to_path_buf(),
-            line,
-            message,
+            line: None,
+            problem,
         };
-        let meta = std::fs::metadata(path).map_err(|e| {
-            err(
-                None,
-                format!("cannot read the suite: {e}; set PROMPTEVAL_SUITE or `suite` in harness.toml to an existing JSON file"),
-            )
-        })?;
+        let meta = std::fs::metadata(path).map_err(|e| err(SuiteProblem::Missing(e)))?;
         if meta.len() > MAX_SUITE_BYTES as u64 {
-            return Err(err(
-                None,
-                format!(
-                    "the suite is {} bytes, above the {} MiB limit; split it into several suites",
-                    meta.len(),
-                    MAX_SUITE_BYTES >> 20
-                ),
-            ));
+            return Err(err(SuiteProblem::TooLarge { bytes: meta.len() }));
         }
-        let bytes =
-            std::fs::read(path).map_err(|e| err(None, format!("cannot read the suite: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|e| err(SuiteProblem::Unreadable(e)))?;
         Suite::parse(path, &bytes)
     }
 
@@ -198,10 +169,10 @@ impl Suite {
 
     /// Parses suite bytes; `path` is only used in messages.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<Suite, SuiteError> {
-        let err = |line: Option<usize>, message: String| SuiteError {
+        let err = |line: Option<usize>, problem: SuiteProblem| SuiteError {
             path: path.to_path_buf(),
             line,
-            message,
+            problem,
         };
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let line = bytes[..e.valid_up_to()]
@@ -209,24 +180,14 @@ impl Suite {
                 .filter(|&&b| b == b'\n')
                 .count()
                 + 1;
-            err(
-                Some(line),
-                "the file is not valid UTF-8; save it as UTF-8".into(),
-            )
+            err(Some(line), SuiteProblem::NotUtf8)
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if text.trim().is_empty() {
-            return Err(err(
-                None,
-                "the suite is empty; it needs prompt templates and a `questions` list (see benches-data/example.json)".into(),
-            ));
+            return Err(err(None, SuiteProblem::Empty));
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            err(
-                Some(e.line()),
-                format!("invalid JSON at column {}: {e}", e.column()),
-            )
-        })?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| err(Some(e.line()), SuiteProblem::Json(e)))?;
         // serde_json reports syntax with positions but not where a valid value
         // sits; the AST gives the positions for the semantic checks below.
         let ast = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default())
@@ -238,15 +199,14 @@ impl Suite {
         };
 
         let Value::Object(top) = value else {
-            return Err(err(
-                Some(1),
-                "the suite must be a JSON object of prompt templates and a `questions` list".into(),
-            ));
+            return Err(err(Some(1), SuiteProblem::NotAnObject));
         };
         if let Some((name, line)) = locate.duplicate_top_key() {
             return Err(err(
                 Some(line),
-                format!("`{name}` appears twice at the top level; give each prompt a unique name"),
+                SuiteProblem::DuplicateKey {
+                    key: name.to_string(),
+                },
             ));
         }
 
@@ -261,58 +221,41 @@ impl Suite {
                 ("questions", v) => questions_value = Some(v),
                 (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
                     (system_prompt, name, settings) =
-                        parse_settings(fields).map_err(|m| err(line, m))?;
+                        parse_settings(fields).map_err(|e| err(line, e.into()))?;
                 }
                 (_, Value::String(_)) | (_, Value::Object(_)) => {
-                    check_prompt_name(key).map_err(|m| err(line, m))?;
-                    let prompt = parse_prompt(key, v).map_err(|m| err(line, m))?;
+                    check_prompt_name(key).map_err(|e| err(line, e.into()))?;
+                    let prompt = parse_prompt(key, v).map_err(|e| err(line, e.into()))?;
                     prompts.push(prompt);
                 }
                 (_, other) => {
-                    let hint = if key.eq_ignore_ascii_case("question")
-                        || key.eq_ignore_ascii_case("Questions")
-                    {
-                        " (did you mean `questions`?)"
-                    } else {
-                        ""
-                    };
                     return Err(err(
                         line,
-                        format!(
-                            "top-level `{key}` is {}, but top-level values must be prompt templates (strings, or objects with `template` and `system_prompt`), the `questions` list or the `settings` object{hint}",
-                            type_name(other)
-                        ),
+                        SuiteProblem::TopLevelValue {
+                            key: key.clone(),
+                            found: type_name(other),
+                        },
                     ));
                 }
             }
         }
         if prompts.is_empty() {
-            return Err(err(
-                Some(1),
-                "no prompt templates: add at least one top-level string such as \"prompt1\": \"Solve: {question}\"".into(),
-            ));
+            return Err(err(Some(1), SuiteProblem::NoPrompts));
         }
         let Some(questions_value) = questions_value else {
-            return Err(err(
-                Some(1),
-                "no `questions` list: add \"questions\": [{\"question\": \"...\", \"answer\": \"...\"}]".into(),
-            ));
+            return Err(err(Some(1), SuiteProblem::NoQuestions));
         };
         let questions_line = locate.top_key_line("questions");
         let Value::Array(items) = questions_value else {
             return Err(err(
                 questions_line,
-                format!(
-                    "`questions` is {}, it must be a list",
-                    type_name(questions_value)
-                ),
+                SuiteProblem::QuestionsNotAList {
+                    found: type_name(questions_value),
+                },
             ));
         };
         if items.is_empty() {
-            return Err(err(
-                questions_line,
-                "`questions` is empty; add at least one question".into(),
-            ));
+            return Err(err(questions_line, SuiteProblem::QuestionsEmpty));
         }
 
         let mut questions = Vec::with_capacity(items.len());
@@ -322,15 +265,9 @@ impl Suite {
             // Lines are looked up only for a message: finding one scans the
             // text, and doing it for every question made loading quadratic.
             let line = || locate.question_line(i).or(questions_line);
-            let q = parse_question(index, item).map_err(|m| err(line(), m))?;
+            let q = parse_question(index, item).map_err(|e| err(line(), e.into()))?;
             if !seen.insert(q.id.clone()) {
-                return Err(err(
-                    line(),
-                    format!(
-                        "question {index} has the id `{}`, which an earlier question already uses; ids must be unique",
-                        q.id
-                    ),
-                ));
+                return Err(err(line(), SuiteProblem::DuplicateId { index, id: q.id }));
             }
             questions.push(q);
         }
@@ -384,27 +321,22 @@ pub const SETTINGS: &str = "settings";
 /// `settings`: (system prompt, name, run settings).
 fn parse_settings(
     settings: &serde_json::Map<String, Value>,
-) -> Result<(Option<String>, Option<String>, RunSettings), String> {
+) -> Result<(Option<String>, Option<String>, RunSettings), SettingsError> {
     let mut system_prompt = None;
     let mut name = None;
     let mut run = RunSettings::default();
     for (field, v) in settings {
         match (field.as_str(), v) {
             ("name", Value::String(s)) if check_prompt_name(s).is_ok() => name = Some(s.clone()),
-            ("name", other) => {
-                return Err(format!(
-                    "`settings.name` is {other}; it names the suite's snapshot folder: letters, digits, `_`, `-` or `.`"
-                ));
-            }
+            ("name", other) => return Err(SettingsError::Name(other.clone())),
             ("system_prompt", Value::String(s)) if !s.trim().is_empty() => {
                 system_prompt = Some(s.clone())
             }
             ("system_prompt", Value::Null) => {}
             ("system_prompt", other) => {
-                return Err(format!(
-                    "`settings.system_prompt` is {}, it must be a non-empty string",
-                    type_name(other)
-                ));
+                return Err(SettingsError::SystemPrompt {
+                    found: type_name(other),
+                });
             }
             // `"history": false`, or harness.toml's table shape
             // `"history": {"enabled": false, "language": "en"}`.
@@ -414,9 +346,9 @@ fn parse_settings(
                         "enabled" => run.history = Some(switch(v)?),
                         "language" => run.language = Some(language(v)?),
                         other => {
-                            return Err(format!(
-                                "`settings.history` has the field `{other}`; a suite may set its `enabled` and `language` (the other [history] keys are harness.toml's)"
-                            ));
+                            return Err(SettingsError::HistoryField {
+                                field: other.to_string(),
+                            });
                         }
                     }
                 }
@@ -426,72 +358,58 @@ fn parse_settings(
             ("rounds", v) => run.rounds = Some(count(field, v)?),
             ("samples", v) => run.samples = Some(count(field, v)?),
             ("temperature", v) => {
-                run.temperature = Some(v.as_f64().filter(|t| (0.0..=2.0).contains(t)).ok_or_else(
-                    || format!("`settings.temperature` is {v}; it must be a number from 0 to 2"),
-                )?)
+                run.temperature = Some(
+                    v.as_f64()
+                        .filter(|t| (0.0..=2.0).contains(t))
+                        .ok_or_else(|| SettingsError::Temperature(v.clone()))?,
+                )
             }
             ("pass_at_k", v) => {
                 let ks = v
                     .as_array()
                     .filter(|a| !a.is_empty())
-                    .map(|a| a.iter().map(|k| count(field, k).map(|k| k as usize)).collect())
-                    .unwrap_or_else(|| {
-                        Err(format!(
-                            "`settings.pass_at_k` is {v}; it must be a list of whole numbers, e.g. [1, 10]"
-                        ))
-                    })?;
+                    .map(|a| {
+                        a.iter()
+                            .map(|k| count(field, k).map(|k| k as usize))
+                            .collect()
+                    })
+                    .unwrap_or_else(|| Err(SettingsError::PassAtK(v.clone())))?;
                 run.pass_at_k = Some(ks);
             }
-            (other, _) => {
-                let hint = MACHINE_KEYS
-                    .iter()
-                    .find(|(k, _)| *k == other)
-                    .map(|(_, home)| {
-                        format!(
-                            "; `{other}` belongs to the machine running the suite, not to the suite: set it in {home}"
-                        )
-                    })
-                    .unwrap_or_default();
-                return Err(format!(
-                    "`settings` has an unknown field `{other}`; it may hold `system_prompt`, `name` and the run settings {RUN_SETTING_KEYS}{hint}"
-                ));
-            }
+            (other, _) => return Err(SettingsError::unknown_field(other)),
         }
     }
     Ok((system_prompt, name, run))
 }
 
 /// `true`/`false` or `"on"`/`"off"`, as PROMPTEVAL_HISTORY reads.
-fn switch(v: &Value) -> Result<bool, String> {
+fn switch(v: &Value) -> Result<bool, SettingsError> {
     match v {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if s == "on" => Ok(true),
         Value::String(s) if s == "off" => Ok(false),
-        other => Err(format!(
-            "`settings.history` is {other}; it must be true or false (or \"on\" / \"off\")"
-        )),
+        other => Err(SettingsError::History(other.clone())),
     }
 }
 
 /// `"zh"` or `"en"`.
-fn language(v: &Value) -> Result<crate::config::Language, String> {
+fn language(v: &Value) -> Result<crate::config::Language, SettingsError> {
     // The names harness.toml's `[history] language` takes (serde's).
-    serde_json::from_value(v.clone()).map_err(|_| {
-        format!(
-            "`settings.language` is {v}; it must be \"zh\" (the spec's history labels) or \"en\""
-        )
-    })
+    serde_json::from_value(v.clone()).map_err(|_| SettingsError::Language(v.clone()))
 }
 
 /// A whole number of at least 1.
-fn count(field: &str, v: &Value) -> Result<u32, String> {
+fn count(field: &str, v: &Value) -> Result<u32, SettingsError> {
     v.as_u64()
         .filter(|n| (1..=u64::from(u32::MAX)).contains(n))
         .map(|n| n as u32)
-        .ok_or_else(|| format!("`settings.{field}` is {v}; it must be a whole number, at least 1"))
+        .ok_or_else(|| SettingsError::Count {
+            field: field.to_string(),
+            value: v.clone(),
+        })
 }
 
-fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
+fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, PromptError> {
     let (template, system_prompt) = match v {
         Value::String(t) => (t.clone(), None),
         Value::Object(obj) => {
@@ -499,28 +417,33 @@ fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
                 .keys()
                 .find(|k| !["template", "system_prompt"].contains(&k.as_str()))
             {
-                return Err(format!(
-                    "prompt `{name}` has an unknown field `{unknown}`; a prompt object holds `template` and `system_prompt`"
-                ));
+                return Err(PromptError::UnknownField {
+                    name: name.to_string(),
+                    field: unknown.clone(),
+                });
             }
             let template = match obj.get("template") {
                 Some(Value::String(t)) => t.clone(),
                 Some(other) => {
-                    return Err(format!(
-                        "prompt `{name}`: `template` is {}, it must be a string",
-                        type_name(other)
-                    ));
+                    return Err(PromptError::Template {
+                        name: name.to_string(),
+                        found: type_name(other),
+                    });
                 }
-                None => return Err(format!("prompt `{name}` has no `template` field")),
+                None => {
+                    return Err(PromptError::NoTemplate {
+                        name: name.to_string(),
+                    });
+                }
             };
             let system = match obj.get("system_prompt") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
                 Some(other) => {
-                    return Err(format!(
-                        "prompt `{name}`: `system_prompt` is {}, it must be a non-empty string",
-                        type_name(other)
-                    ));
+                    return Err(PromptError::SystemPrompt {
+                        name: name.to_string(),
+                        found: type_name(other),
+                    });
                 }
             };
             (template, system)
@@ -528,9 +451,9 @@ fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
         _ => unreachable!("only strings and objects are prompts"),
     };
     if !template.contains("{question}") {
-        return Err(format!(
-            "prompt template `{name}` has no `{{question}}` placeholder; add it where the question goes"
-        ));
+        return Err(PromptError::NoPlaceholder {
+            name: name.to_string(),
+        });
     }
     Ok(Prompt {
         name: name.to_string(),
@@ -539,30 +462,29 @@ fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, String> {
     })
 }
 
-fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
+fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError> {
     let Value::Object(obj) = item else {
-        return Err(format!(
-            "question {index} is {}, it must be an object with `question` and `answer`",
-            type_name(item)
-        ));
+        return Err(QuestionError::NotAnObject {
+            index,
+            found: type_name(item),
+        });
     };
-    let text = |field: &str| -> Result<String, String> {
+    let text = |field: &'static str| -> Result<String, QuestionError> {
         match obj.get(field) {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-            Some(Value::String(_)) => Err(format!(
-                "question {index} has an empty `{field}`; fill it in"
-            )),
+            Some(Value::String(_)) => Err(QuestionError::EmptyField { index, field }),
             // A bare number is what the program prints; a boolean is what
             // Python prints for it (`print(True)`), not JSON's `true`.
             Some(Value::Number(n)) if field == "answer" => Ok(n.to_string()),
             Some(Value::Bool(b)) if field == "answer" => {
                 Ok(if *b { "True" } else { "False" }.to_string())
             }
-            Some(v) => Err(format!(
-                "question {index}: `{field}` is {}, it must be a string",
-                type_name(v)
-            )),
-            None => Err(format!("question {index} has no `{field}` field")),
+            Some(v) => Err(QuestionError::NotAString {
+                index,
+                field,
+                found: type_name(v),
+            }),
+            None => Err(QuestionError::MissingField { index, field }),
         }
     };
     // A variant may have no description at all (p_bot of a plain question).
@@ -570,7 +492,7 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         Some(Value::String(s)) if obj.contains_key("variant") => s.clone(),
         _ => text("question")?,
     };
-    let optional_text = |field: &str| -> Result<Option<String>, String> {
+    let optional_text = |field: &'static str| -> Result<Option<String>, QuestionError> {
         match obj.get(field) {
             None | Some(Value::Null) => Ok(None),
             _ => text(field).map(Some),
@@ -580,17 +502,11 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
     let answer = match (optional_text("answer")?, &tests) {
         (Some(a), _) => a,
         (None, Some(_)) => String::new(),
-        (None, None) => {
-            return Err(format!(
-                "question {index} has neither `answer` (what the program prints) nor `tests` (Python run after it); add one"
-            ));
-        }
+        (None, None) => return Err(QuestionError::NoAnswer { index }),
     };
     let entry_point = match optional_text("entry_point")? {
         Some(name) if !is_identifier(&name) => {
-            return Err(format!(
-                "question {index}: `entry_point` {name:?} is not a Python function name"
-            ));
+            return Err(QuestionError::EntryPoint { index, name });
         }
         other => other,
     };
@@ -601,30 +517,30 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, String> {
         None | Some(Value::Null) => None,
         Some(v) => Some(
             serde_json::from_value::<variant::Variant>(v.clone())
-                .map_err(|e| format!("question {index}: `variant` is not a prompt variant: {e}"))?,
+                .map_err(|source| QuestionError::Variant { index, source })?,
         ),
     };
     let id = match obj.get("id") {
         None | Some(Value::Null) => derive_id(index, &question),
         Some(Value::String(id)) => {
-            check_id(id).map_err(|m| format!("question {index}: {m}"))?;
+            check_id(id).map_err(|source| QuestionError::Id { index, source })?;
             id.clone()
         }
         Some(v) => {
-            return Err(format!(
-                "question {index}: `id` is {}, it must be a string",
-                type_name(v)
-            ));
+            return Err(QuestionError::IdType {
+                index,
+                found: type_name(v),
+            });
         }
     };
     let kind = match obj.get("kind") {
         None | Some(Value::Null) => None,
         Some(Value::String(k)) => Some(k.clone()),
         Some(v) => {
-            return Err(format!(
-                "question {index}: `kind` is {}, it must be a string",
-                type_name(v)
-            ));
+            return Err(QuestionError::KindType {
+                index,
+                found: type_name(v),
+            });
         }
     };
     Ok(Question {
@@ -647,67 +563,57 @@ fn parse_match(
     index: usize,
     obj: &serde_json::Map<String, Value>,
     answer: &str,
-) -> Result<Match, String> {
+) -> Result<Match, QuestionError> {
     let tolerance = match obj.get("tolerance") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => match n.as_f64() {
             Some(t) if t >= 0.0 && t.is_finite() => Some(t),
-            _ => {
-                return Err(format!(
-                    "question {index}: `tolerance` must be a number >= 0"
-                ));
-            }
+            _ => return Err(QuestionError::Tolerance { index }),
         },
         Some(v) => {
-            return Err(format!(
-                "question {index}: `tolerance` is {}, it must be a number",
-                type_name(v)
-            ));
+            return Err(QuestionError::ToleranceType {
+                index,
+                found: type_name(v),
+            });
         }
     };
     let kind = match obj.get("match") {
         None | Some(Value::Null) => "exact",
         Some(Value::String(k)) => k.as_str(),
         Some(v) => {
-            return Err(format!(
-                "question {index}: `match` is {}, it must be \"exact\", \"regex\" or \"numeric\"",
-                type_name(v)
-            ));
+            return Err(QuestionError::MatchType {
+                index,
+                found: type_name(v),
+            });
         }
     };
     if kind != "exact" && answer.is_empty() {
-        return Err(format!(
-            "question {index}: `match` compares stdout with `answer`, which it lacks"
-        ));
+        return Err(QuestionError::MatchWithoutAnswer { index });
     }
     if tolerance.is_some() && kind != "numeric" {
-        return Err(format!(
-            "question {index}: `tolerance` only applies to \"match\": \"numeric\""
-        ));
+        return Err(QuestionError::ToleranceWithoutNumeric { index });
     }
     match kind {
         "exact" => Ok(Match::Exact),
         "regex" => {
-            regex::Regex::new(answer).map_err(|e| {
-                format!(
-                    "question {index}: `answer` is not a valid regex for \"match\": \"regex\": {e}"
-                )
-            })?;
+            regex::Regex::new(answer).map_err(|source| QuestionError::Regex { index, source })?;
             Ok(Match::Regex)
         }
         "numeric" => {
             if answer.trim().parse::<f64>().is_err() {
-                return Err(format!(
-                    "question {index}: `answer` {answer:?} is not a number, as \"match\": \"numeric\" needs"
-                ));
+                return Err(QuestionError::NotANumber {
+                    index,
+                    answer: answer.to_string(),
+                });
             }
             Ok(Match::Numeric {
                 tolerance: tolerance.unwrap_or(DEFAULT_TOLERANCE),
             })
         }
-        other => Err(format!(
-            "question {index}: `match` is {other:?}; use \"exact\", \"regex\" or \"numeric\""
-        )),
+        other => Err(QuestionError::UnknownMatch {
+            index,
+            kind: other.to_string(),
+        }),
     }
 }
 
@@ -740,25 +646,23 @@ pub fn derive_id(index: usize, question: &str) -> String {
     id
 }
 
-fn check_id(id: &str) -> Result<(), String> {
+fn check_id(id: &str) -> Result<(), IdError> {
     // 64 for a written id, plus a variant's suffix (`.paragraph_0.4-2`).
     if id.is_empty() || id.len() > 96 {
-        return Err("`id` must have 1 to 96 characters".into());
+        return Err(IdError::Length { id: id.to_string() });
     }
     if !id
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
         || id.starts_with('.')
     {
-        return Err(format!(
-            "`id` {id:?} may only use letters, digits, `_`, `-` and `.` (it becomes part of test and file names)"
-        ));
+        return Err(IdError::Characters(id.to_string()));
     }
     Ok(())
 }
 
 /// Prompt names become folder names and test-name prefixes.
-fn check_prompt_name(name: &str) -> Result<(), String> {
+fn check_prompt_name(name: &str) -> Result<(), PromptError> {
     let bad = name.is_empty()
         || name.starts_with('.')
         || name.contains("::")
@@ -766,9 +670,7 @@ fn check_prompt_name(name: &str) -> Result<(), String> {
             .chars()
             .any(|c| c.is_control() || c.is_whitespace() || "/\\:*?\"<>|".contains(c));
     if bad {
-        return Err(format!(
-            "prompt name {name:?} cannot be used as a folder and test name; use letters, digits, `_`, `-` or `.` (not first)"
-        ));
+        return Err(PromptError::Name(name.to_string()));
     }
     Ok(())
 }

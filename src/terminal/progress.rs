@@ -12,6 +12,13 @@ use std::time::{Duration, Instant};
 use crate::case::CaseRecord;
 use crate::terminal::output::{Event, Output};
 
+/// PROMPTEVAL_PROGRESS's value (trimmed) is neither seconds nor `off`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("PROMPTEVAL_PROGRESS={value:?}: expected seconds between progress lines (e.g. 10) or off")]
+pub struct ProgressSettingError {
+    pub value: String,
+}
+
 pub struct Progress {
     total: usize,
     started: Instant,
@@ -48,7 +55,7 @@ impl Progress {
         setting: Option<&str>,
         terminal: bool,
         out: Arc<Output>,
-    ) -> Result<Progress, String> {
+    ) -> Result<Progress, ProgressSettingError> {
         let setting = setting.map(str::trim).filter(|s| !s.is_empty());
         let live =
             setting.is_none() && terminal && crate::terminal::status_line::StatusLine::available();
@@ -57,9 +64,12 @@ impl Progress {
             None => Some(Duration::from_secs(if terminal { 2 } else { 30 })),
             Some("off") => None,
             Some(secs) => Some(Duration::from_secs_f64(
-                secs.parse::<f64>().ok().filter(|s| *s >= 0.0 && s.is_finite()).ok_or_else(|| {
-                    format!("PROMPTEVAL_PROGRESS={secs:?}: expected seconds between progress lines (e.g. 10) or off")
-                })?,
+                secs.parse::<f64>()
+                    .ok()
+                    .filter(|s| *s >= 0.0 && s.is_finite())
+                    .ok_or_else(|| ProgressSettingError {
+                        value: secs.to_string(),
+                    })?,
             )),
         };
         let now = Instant::now();
@@ -202,7 +212,8 @@ mod tests {
         );
         let e = Progress::new(5, Some("soon"), false, Default::default())
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("PROMPTEVAL_PROGRESS"), "{e}");
     }
 }

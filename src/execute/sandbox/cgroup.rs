@@ -12,6 +12,21 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// Why the run's pids cgroup could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CgroupError {
+    /// /proc/self/cgroup cannot be read.
+    #[error(transparent)]
+    OwnGroup(std::io::Error),
+    #[error("no pids cgroup controller is mounted")]
+    NoPidsController,
+    #[error("cannot create {}: {source}", .path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// The per-run parent cgroup; removed on drop.
 #[derive(Debug)]
 pub(super) struct RunCgroup {
@@ -28,16 +43,18 @@ pub(super) struct CaseCgroup {
 
 impl RunCgroup {
     /// Creates `prompteval-<pid>-<n>` under this process's pids cgroup.
-    pub fn create() -> Result<RunCgroup, String> {
-        let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
-        let parent = pids_cgroup_dir(&own).ok_or("no pids cgroup controller is mounted")?;
+    pub fn create() -> Result<RunCgroup, CgroupError> {
+        let own = fs::read_to_string("/proc/self/cgroup").map_err(CgroupError::OwnGroup)?;
+        let parent = pids_cgroup_dir(&own).ok_or(CgroupError::NoPidsController)?;
         super::host_files::remove_stale(&parent, "prompteval-", remove_group);
         let dir = parent.join(format!(
             "prompteval-{}-{}",
             std::process::id(),
             fastrand::u32(..)
         ));
-        fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        if let Err(source) = fs::create_dir(&dir) {
+            return Err(CgroupError::Create { path: dir, source });
+        }
         Ok(RunCgroup {
             dir,
             next: AtomicU64::new(0),

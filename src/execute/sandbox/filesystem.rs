@@ -11,9 +11,38 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus,
-    PathBeneath, PathFd, RestrictionStatus, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, RulesetStatus, Scope,
+    PathBeneath, PathFd, PathFdError, RestrictionStatus, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope,
 };
+
+/// Why a Landlock ruleset could not be built, or the probe not run.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LandlockError {
+    /// The ruleset itself (its handled rights and scopes).
+    #[error("landlock ruleset: {0}")]
+    Ruleset(#[source] RulesetError),
+    /// A path of the policy, or the slot, cannot be opened.
+    #[error("landlock {}: {source}", .path.display())]
+    Open { path: PathBuf, source: PathFdError },
+    /// The kernel refused the rule for `path`.
+    #[error("landlock rule {}: {source}", .path.display())]
+    Rule { path: PathBuf, source: RulesetError },
+    #[error("landlock is not supported here")]
+    Unsupported,
+    #[error("landlock probe folder: {0}")]
+    ProbeFolder(#[source] std::io::Error),
+    #[error("landlock probe thread panicked")]
+    ProbePanicked,
+    /// The probe's own folder cannot be opened.
+    #[error(transparent)]
+    ProbeOpen(PathFdError),
+    /// The probe's rule for its own folder was refused.
+    #[error(transparent)]
+    ProbeRule(RulesetError),
+    /// The probe's ruleset could not be enforced.
+    #[error(transparent)]
+    Enforce(RulesetError),
+}
 
 /// The newest ABI whose features we use: V4 TCP rules, V6 signal scoping.
 const TARGET_ABI: ABI = ABI::V6;
@@ -78,11 +107,11 @@ fn handled_fs(abi: ABI) -> BitFlags<AccessFs> {
 /// Builds the ruleset with the fixed rules; the case folder rule is added by
 /// [`restrict_self`] in the child. Returns the ruleset's file descriptor
 /// (close-on-exec).
-pub(super) fn build_ruleset(policy: &FsPolicy) -> Result<Option<OwnedFd>, String> {
+pub(super) fn build_ruleset(policy: &FsPolicy) -> Result<Option<OwnedFd>, LandlockError> {
     Ok(ruleset_with_fixed_rules(policy)?.into())
 }
 
-fn ruleset_with_fixed_rules(policy: &FsPolicy) -> Result<RulesetCreated, String> {
+fn ruleset_with_fixed_rules(policy: &FsPolicy) -> Result<RulesetCreated, LandlockError> {
     let file_rights = AccessFs::from_file(TARGET_ABI);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -90,25 +119,39 @@ fn ruleset_with_fixed_rules(policy: &FsPolicy) -> Result<RulesetCreated, String>
         .and_then(|r| r.handle_access(AccessNet::from_all(TARGET_ABI)))
         .and_then(|r| r.scope(Scope::Signal | Scope::AbstractUnixSocket))
         .and_then(|r| r.create())
-        .map_err(|e| format!("landlock ruleset: {e}"))?;
+        .map_err(LandlockError::Ruleset)?;
     for path in &policy.read {
-        let fd = PathFd::new(path).map_err(|e| format!("landlock {}: {e}", path.display()))?;
+        let fd = open(path)?;
         let mut rights = AccessFs::from_read(TARGET_ABI);
         if !path.is_dir() {
             rights &= file_rights;
         }
         ruleset = ruleset
             .add_rule(PathBeneath::new(fd, rights))
-            .map_err(|e| format!("landlock rule {}: {e}", path.display()))?;
+            .map_err(|source| rule_error(path, source))?;
     }
     for path in &policy.read_write_files {
-        let fd = PathFd::new(path).map_err(|e| format!("landlock {}: {e}", path.display()))?;
+        let fd = open(path)?;
         let rights = (AccessFs::ReadFile | AccessFs::WriteFile) & file_rights;
         ruleset = ruleset
             .add_rule(PathBeneath::new(fd, rights))
-            .map_err(|e| format!("landlock rule {}: {e}", path.display()))?;
+            .map_err(|source| rule_error(path, source))?;
     }
     Ok(ruleset)
+}
+
+fn open(path: &Path) -> Result<PathFd, LandlockError> {
+    PathFd::new(path).map_err(|source| LandlockError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn rule_error(path: &Path, source: RulesetError) -> LandlockError {
+    LandlockError::Rule {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The bits of the case folder rule: everything handled at the effective ABI.
@@ -123,21 +166,21 @@ pub(super) fn case_folder_rights(effective: ABI) -> u64 {
 
 /// Enforces `policy` on a throwaway thread (Landlock restricts only the
 /// calling thread) to learn what this kernel really enforces.
-pub(super) fn probe(policy: &FsPolicy) -> Result<(RulesetStatus, LandlockStatus), String> {
+pub(super) fn probe(policy: &FsPolicy) -> Result<(RulesetStatus, LandlockStatus), LandlockError> {
     let policy = policy.clone();
-    let scratch = tempfile::tempdir().map_err(|e| format!("landlock probe folder: {e}"))?;
+    let scratch = tempfile::tempdir().map_err(LandlockError::ProbeFolder)?;
     let folder = scratch.path().to_path_buf();
-    let status: Result<RestrictionStatus, String> = std::thread::spawn(move || {
+    let status: Result<RestrictionStatus, LandlockError> = std::thread::spawn(move || {
         let ruleset = ruleset_with_fixed_rules(&policy)?;
-        let dir = PathFd::new(&folder).map_err(|e| e.to_string())?;
+        let dir = PathFd::new(&folder).map_err(LandlockError::ProbeOpen)?;
         ruleset
             .add_rule(PathBeneath::new(dir, handled_fs(TARGET_ABI)))
-            .map_err(|e| e.to_string())?
+            .map_err(LandlockError::ProbeRule)?
             .restrict_self()
-            .map_err(|e| e.to_string())
+            .map_err(LandlockError::Enforce)
     })
     .join()
-    .map_err(|_| "landlock probe thread panicked".to_string())?;
+    .map_err(|_| LandlockError::ProbePanicked)?;
     let status = status?;
     Ok((status.ruleset, status.landlock))
 }
@@ -206,12 +249,12 @@ pub(super) fn enforce(ruleset: i32) -> std::io::Result<()> {
 /// points, so the fresh tmpfs is writable without a rule added per case
 /// (which would pin every earlier case's tmpfs in the shared ruleset).
 /// `slot` itself is bound read-only in each case, so only the tmpfs takes writes.
-pub(super) fn build_slot_ruleset(policy: &FsPolicy, slot: &Path) -> Result<OwnedFd, String> {
-    let dir = PathFd::new(slot).map_err(|e| format!("landlock {}: {e}", slot.display()))?;
+pub(super) fn build_slot_ruleset(policy: &FsPolicy, slot: &Path) -> Result<OwnedFd, LandlockError> {
+    let dir = open(slot)?;
     let ruleset = ruleset_with_fixed_rules(policy)?
         .add_rule(PathBeneath::new(dir, handled_fs(TARGET_ABI)))
-        .map_err(|e| format!("landlock rule {}: {e}", slot.display()))?;
-    Option::<OwnedFd>::from(ruleset).ok_or_else(|| "landlock is not supported here".to_string())
+        .map_err(|source| rule_error(slot, source))?;
+    Option::<OwnedFd>::from(ruleset).ok_or(LandlockError::Unsupported)
 }
 
 /// Human text for the status of the probe, e.g. "fully enforced (ABI 6)".

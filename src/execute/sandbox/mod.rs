@@ -221,7 +221,7 @@ impl Sandbox {
                 .run_in(self.mode, &program)
                 .map_err(|e| e.message)
                 .and_then(|r| match r.exit_code {
-                    Some(0) => probe::parse(&r.stdout),
+                    Some(0) => probe::parse(&r.stdout).map_err(|e| e.to_string()),
                     _ => Err(format!(
                         "probe failed: {:?} {}",
                         r.exit_code,
@@ -471,7 +471,8 @@ impl Sandbox {
         };
         let landlock = match mode.landlock {
             Some(abi) => {
-                let fd = filesystem::build_ruleset(&self.policy).map_err(error)?;
+                let fd =
+                    filesystem::build_ruleset(&self.policy).map_err(|e| error(e.to_string()))?;
                 fd.map(|fd: OwnedFd| (fd, filesystem::case_folder_rights(abi)))
             }
             None => None,

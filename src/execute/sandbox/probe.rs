@@ -62,9 +62,20 @@ print(json.dumps({{
     )
 }
 
-pub(super) fn parse(stdout: &str) -> Result<Findings, String> {
+/// The probe's last line of output is not its findings.
+#[derive(Debug, thiserror::Error)]
+#[error("unreadable probe output {line:?}: {source}")]
+pub(super) struct ProbeOutputError {
+    pub line: String,
+    pub source: serde_json::Error,
+}
+
+pub(super) fn parse(stdout: &str) -> Result<Findings, ProbeOutputError> {
     let line = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(line).map_err(|e| format!("unreadable probe output {line:?}: {e}"))
+    serde_json::from_str(line).map_err(|source| ProbeOutputError {
+        line: line.to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]

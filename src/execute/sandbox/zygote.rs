@@ -27,7 +27,7 @@ use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rustix::fs::StatVfsMountFlags;
@@ -39,7 +39,7 @@ use rustix::net::{
 use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
 
 use super::cgroup::{self, CaseCgroup, RunCgroup};
-use super::filesystem::{self, FsPolicy};
+use super::filesystem::{self, FsPolicy, LandlockError};
 use super::host_files::report_pipe;
 use super::isolate::{
     self, REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS, report_message,
@@ -108,6 +108,51 @@ pub(super) struct Zygote {
     _slot: tempfile::TempDir,
 }
 
+/// Why a fork server could not be started.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ZygoteError {
+    #[error("cannot create a slot folder: {0}")]
+    SlotFolder(#[source] io::Error),
+    #[error("cannot create {}: {source}", .path.display())]
+    CaseFolder { path: PathBuf, source: io::Error },
+    /// The slot's pids cgroup, in the run's cgroup at `path`.
+    #[error("cannot create a pids cgroup in {}: {source}", .path.display())]
+    Cgroup { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Landlock(#[from] LandlockError),
+    #[error("cannot create the fork server's socket: {0}")]
+    Socket(#[source] rustix::io::Errno),
+    #[error("cannot open /dev/null: {0}")]
+    DevNull(#[source] io::Error),
+    /// The slot cgroup's `cgroup.procs` cannot be handed to the server.
+    #[error(transparent)]
+    CgroupHandle(io::Error),
+    #[error("{} contains NUL", .0.display())]
+    NulInPath(PathBuf),
+    #[error("an argument contains NUL")]
+    NulInArgument,
+    #[error("cannot fork the fork server: {0}")]
+    Fork(#[source] io::Error),
+    #[error("the fork server did not start within {} s", GRACE.as_secs())]
+    StartTimeout,
+    /// The server reported a setup step that failed.
+    #[error(transparent)]
+    Stage(#[from] StageFailure),
+    #[error("the fork server exited while starting")]
+    ExitedWhileStarting,
+    #[error("the fork server's socket failed: {0}")]
+    SocketFailed(#[source] rustix::io::Errno),
+}
+
+/// A setup step of the server or of a case that failed in the child, as
+/// its `REPORT_FAILED` message says.
+#[derive(Debug, thiserror::Error)]
+#[error("sandbox setup failed {stage}: {errno}")]
+pub(super) struct StageFailure {
+    pub stage: &'static str,
+    pub errno: io::Error,
+}
+
 /// Why a case could not be run.
 pub(super) enum Failure {
     /// The server is gone or broken: start another and run the case again.
@@ -125,20 +170,24 @@ pub(super) struct Ended {
 }
 
 impl Zygote {
-    pub fn spawn(spec: &ServerSpec) -> Result<Zygote, String> {
+    pub fn spawn(spec: &ServerSpec) -> Result<Zygote, ZygoteError> {
         let slot = tempfile::Builder::new()
             .prefix("slot-")
             .tempdir_in(spec.cases)
-            .map_err(|e| format!("cannot create a slot folder: {e}"))?;
+            .map_err(ZygoteError::SlotFolder)?;
         let case = slot.path().join("case");
-        std::fs::create_dir(&case).map_err(|e| format!("cannot create {}: {e}", case.display()))?;
+        std::fs::create_dir(&case).map_err(|source| ZygoteError::CaseFolder {
+            path: case.clone(),
+            source,
+        })?;
         let cgroup = match spec.cgroup.filter(|_| spec.mode.cgroup) {
-            Some(run) => Some(run.case(spec.max_tasks).map_err(|e| {
-                format!(
-                    "cannot create a pids cgroup in {}: {e}",
-                    run.path().display()
-                )
-            })?),
+            Some(run) => Some(
+                run.case(spec.max_tasks)
+                    .map_err(|source| ZygoteError::Cgroup {
+                        path: run.path().to_path_buf(),
+                        source,
+                    })?,
+            ),
             None => None,
         };
         let ruleset = match spec.mode.landlock {
@@ -151,17 +200,17 @@ impl Zygote {
             SocketFlags::CLOEXEC,
             None,
         )
-        .map_err(|e| format!("cannot create the fork server's socket: {e}"))?;
+        .map_err(ZygoteError::Socket)?;
         let plan = Plan {
             sock: theirs,
             null: File::options()
                 .read(true)
                 .write(true)
                 .open("/dev/null")
-                .map_err(|e| format!("cannot open /dev/null: {e}"))?
+                .map_err(ZygoteError::DevNull)?
                 .into(),
             cgroup: match &cgroup {
-                Some(c) => Some(c.procs.try_clone().map_err(|e| e.to_string())?),
+                Some(c) => Some(c.procs.try_clone().map_err(ZygoteError::CgroupHandle)?),
                 None => None,
             },
             ruleset,
@@ -173,7 +222,7 @@ impl Zygote {
             limits: spec.limits,
             exec: Exec::new(spec.python, spec.args, &(spec.env)(&case))?,
         };
-        let pid = isolate::fork().map_err(|e| format!("cannot fork the fork server: {e}"))?;
+        let pid = isolate::fork().map_err(ZygoteError::Fork)?;
         if pid == 0 {
             serve(plan);
         }
@@ -189,18 +238,18 @@ impl Zygote {
         Ok(zygote)
     }
 
-    fn await_ready(&self) -> Result<(), String> {
+    fn await_ready(&self) -> Result<(), ZygoteError> {
         let mut msg = [0u8; 8];
         if !readable(self.sock.as_fd(), Some(Instant::now() + GRACE)) {
-            return Err("the fork server did not start within 5 s".into());
+            return Err(ZygoteError::StartTimeout);
         }
         match rustix::net::recv(&self.sock, &mut msg, rustix::net::RecvFlags::empty()) {
             Ok((8, _)) => match isolate::decode_report(&msg) {
                 (READY, _) => Ok(()),
-                (_, value) => Err(stage_error(value)),
+                (_, value) => Err(stage_error(value).into()),
             },
-            Ok(_) => Err("the fork server exited while starting".into()),
-            Err(e) => Err(format!("the fork server's socket failed: {e}")),
+            Ok(_) => Err(ZygoteError::ExitedWhileStarting),
+            Err(e) => Err(ZygoteError::SocketFailed(e)),
         }
     }
 
@@ -255,7 +304,7 @@ impl Zygote {
         }
         let duration = started.elapsed();
         if let Some(value) = watch.failed {
-            return Err(Failure::Setup(stage_error(value)));
+            return Err(Failure::Setup(stage_error(value).to_string()));
         }
         if watch.status.is_none() && !timed_out {
             return Err(if self.alive() {
@@ -403,17 +452,17 @@ fn readable(fd: BorrowedFd, deadline: Option<Instant>) -> bool {
     }
 }
 
-fn stage_error(value: i32) -> String {
+fn stage_error(value: i32) -> StageFailure {
     let stage = STAGES
         .get((value >> 16) as usize)
         .copied()
         .unwrap_or("an unknown step");
     let errno = io::Error::from_raw_os_error(value & 0xffff);
-    format!("sandbox setup failed {stage}: {errno}")
+    StageFailure { stage, errno }
 }
 
-fn c_path(p: &Path) -> Result<CString, String> {
-    CString::new(p.as_os_str().as_bytes()).map_err(|_| format!("{} contains NUL", p.display()))
+fn c_path(p: &Path) -> Result<CString, ZygoteError> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| ZygoteError::NulInPath(p.to_path_buf()))
 }
 
 /// The flags a read-only rebind must keep: a user namespace may not clear
@@ -444,9 +493,13 @@ struct Exec {
 }
 
 impl Exec {
-    fn new(python: &Path, args: &[&str], env: &[(&'static str, OsString)]) -> Result<Exec, String> {
+    fn new(
+        python: &Path,
+        args: &[&str],
+        env: &[(&'static str, OsString)],
+    ) -> Result<Exec, ZygoteError> {
         let path = c_path(python)?;
-        let nul = |s: Vec<u8>| CString::new(s).map_err(|_| "an argument contains NUL".to_string());
+        let nul = |s: Vec<u8>| CString::new(s).map_err(|_| ZygoteError::NulInArgument);
         let argv: Vec<CString> = std::iter::once(Ok(path.clone()))
             .chain(args.iter().map(|a| nul(a.as_bytes().to_vec())))
             .collect::<Result<_, _>>()?;
@@ -688,7 +741,8 @@ mod tests {
         let text = stage_error(failure(
             MOUNT_TMPFS,
             &io::Error::from_raw_os_error(libc::EPERM),
-        ));
+        ))
+        .to_string();
         assert!(text.contains("mounting the case tmpfs"), "{text}");
         assert!(text.contains("not permitted"), "{text}");
         assert_eq!(STAGES.len() as i32, SLOT_NETWORK + 1);

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::report::stats;
+pub use read::RunFolderError;
 use read::{CaseKey, Run};
 
 /// Below this p-value a change is called more than noise.
@@ -78,7 +79,7 @@ pub struct Flip {
 
 /// Reads both folders and compares them; an unreadable folder is an error
 /// naming the file.
-pub fn compare(a: &Path, b: &Path) -> Result<Comparison, String> {
+pub fn compare(a: &Path, b: &Path) -> Result<Comparison, RunFolderError> {
     let (ra, rb) = (Run::read(a)?, Run::read(b)?);
     Ok(between(&ra, &rb))
 }
@@ -277,11 +278,9 @@ pub fn text(c: &Comparison) -> String {
 }
 
 /// The comparison as a self-contained page (no script, escaped).
-pub fn html(c: &Comparison) -> Result<String, String> {
+pub fn html(c: &Comparison) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
-    env.add_template("compare.html", include_str!("compare.html"))
-        .map_err(|e| e.to_string())?;
+    env.add_template("compare.html", include_str!("compare.html"))?;
     env.get_template("compare.html")
         .and_then(|t| t.render(minijinja::Value::from_serialize(c)))
-        .map_err(|e| e.to_string())
 }

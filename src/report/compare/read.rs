@@ -2,11 +2,44 @@
 //! and report/cases.csv's verdict per case.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::{RunLabel, Score};
+
+/// A run folder's file that `compare` cannot read, by its path.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFolderError {
+    #[error(
+        "{}: {source}; give a run folder such as result/test_20261123_104105 (it has summary.json once its report is written)",
+        .path.display()
+    )]
+    NoSummary {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a prompteval summary: {source}", .path.display())]
+    NotASummary {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// report/cases.csv cannot be read as CSV.
+    #[error("{}: {source}", .path.display())]
+    Cases { path: PathBuf, source: csv::Error },
+    #[error(
+        "{}: not a prompteval cases.csv (no prompt, question_id, round and verdict columns)",
+        .path.display()
+    )]
+    NotCases { path: PathBuf },
+    /// `line` is the file's 1-based line, the header being line 1.
+    #[error("{}: line {line}: round {value:?} is not a number", .path.display())]
+    Round {
+        path: PathBuf,
+        line: usize,
+        value: String,
+    },
+}
 
 /// One case's identity across runs, as in its test name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,16 +70,18 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn read(dir: &Path) -> Result<Run, String> {
+    pub fn read(dir: &Path) -> Result<Run, RunFolderError> {
         let summary_path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&summary_path).map_err(|e| {
-            format!(
-                "{}: {e}; give a run folder such as result/test_20261123_104105 (it has summary.json once its report is written)",
-                summary_path.display()
-            )
-        })?;
-        let summary: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a prompteval summary: {e}", summary_path.display()))?;
+        let text =
+            std::fs::read_to_string(&summary_path).map_err(|source| RunFolderError::NoSummary {
+                path: summary_path.clone(),
+                source,
+            })?;
+        let summary: Value =
+            serde_json::from_str(&text).map_err(|source| RunFolderError::NotASummary {
+                path: summary_path.clone(),
+                source,
+            })?;
         let field = |name: &str| summary[name].as_str().unwrap_or("").to_string();
         let mut scores = BTreeMap::new();
         if let Some(results) = summary["prompt_results"].as_object() {
@@ -106,10 +141,13 @@ impl Run {
 
 type Cases = (BTreeMap<CaseKey, String>, Vec<String>);
 
-fn read_cases(path: &Path) -> Result<Cases, String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let mut reader = csv::Reader::from_path(path).map_err(|e| err(&e))?;
-    let header = reader.headers().map_err(|e| err(&e))?.clone();
+fn read_cases(path: &Path) -> Result<Cases, RunFolderError> {
+    let err = |source: csv::Error| RunFolderError::Cases {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(err)?;
+    let header = reader.headers().map_err(err)?.clone();
     let column = |name: &str| header.iter().position(|h| h == name);
     let (Some(prompt), Some(id), Some(round), Some(verdict)) = (
         column("prompt"),
@@ -117,27 +155,25 @@ fn read_cases(path: &Path) -> Result<Cases, String> {
         column("round"),
         column("verdict"),
     ) else {
-        return Err(err(
-            &"not a prompteval cases.csv (no prompt, question_id, round and verdict columns)",
-        ));
+        return Err(RunFolderError::NotCases {
+            path: path.to_path_buf(),
+        });
     };
     let sample = column("sample");
     let mut cases = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for (line, row) in reader.records().enumerate() {
-        let row = row.map_err(|e| err(&e))?;
+        let row = row.map_err(err)?;
         let get = |i: usize| row.get(i).unwrap_or("").to_string();
         // The CSV defuses formulas with a leading `'`; names never start with one.
         let p = get(prompt).trim_start_matches('\'').to_string();
         let key = CaseKey {
             prompt: p.clone(),
             question_id: get(id).trim_start_matches('\'').to_string(),
-            round: get(round).parse().map_err(|_| {
-                err(&format!(
-                    "line {}: round {:?} is not a number",
-                    line + 2,
-                    get(round)
-                ))
+            round: get(round).parse().map_err(|_| RunFolderError::Round {
+                path: path.to_path_buf(),
+                line: line + 2,
+                value: get(round),
             })?,
             sample: sample.and_then(|i| row.get(i)).and_then(|s| s.parse().ok()),
         };

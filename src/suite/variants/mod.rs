@@ -37,10 +37,26 @@ pub const PER_QUESTION: usize = 2 + SUMMARY_WORDS.len() + 2 * RATIOS.len() * der
 
 /// What the writer model is asked for.
 pub trait Writer {
+    /// Why a text could not be written.
+    type Error: std::error::Error + 'static;
     /// p_top from the question and its reference (Appendix B).
-    fn p_top(&self, question: &Question, parts: &Parts) -> Result<String, String>;
+    fn p_top(&self, question: &Question, parts: &Parts) -> Result<String, Self::Error>;
     /// A summary of `p_top` in at most `words` words.
-    fn summary(&self, question: &Question, p_top: &str, words: u32) -> Result<String, String>;
+    fn summary(&self, question: &Question, p_top: &str, words: u32) -> Result<String, Self::Error>;
+}
+
+/// A text the variants of question `question` (its id) need could not be
+/// written; `source` is the writer's reason.
+#[derive(Debug, thiserror::Error)]
+pub enum VariantsError<E> {
+    #[error("question `{question}`: writing its p_top: {source}")]
+    PTop { question: String, source: E },
+    #[error("question `{question}`: writing its {words}-word summary: {source}")]
+    Summary {
+        question: String,
+        words: u32,
+        source: E,
+    },
 }
 
 /// The expanded suite and what a reader should know about it.
@@ -53,7 +69,11 @@ pub struct Expanded {
 
 /// Every question without a `variant` becomes its [`PER_QUESTION`]
 /// variants; `seed` decides the paragraph samples.
-pub fn expand(suite: &Suite, seed: u64, writer: &dyn Writer) -> Result<Expanded, String> {
+pub fn expand<W: Writer + ?Sized>(
+    suite: &Suite,
+    seed: u64,
+    writer: &W,
+) -> Result<Expanded, VariantsError<W::Error>> {
     let mut questions = Vec::new();
     let mut warnings = Vec::new();
     let mut written = 0;
@@ -69,7 +89,10 @@ pub fn expand(suite: &Suite, seed: u64, writer: &dyn Writer) -> Result<Expanded,
                 written += 1;
                 writer
                     .p_top(q, &parts)
-                    .map_err(|e| format!("question `{}`: writing its p_top: {e}", q.id))?
+                    .map_err(|source| VariantsError::PTop {
+                        question: q.id.clone(),
+                        source,
+                    })?
             }
         };
         let mut add = |variant: Variant, description: Option<&str>| {
@@ -87,9 +110,14 @@ pub fn expand(suite: &Suite, seed: u64, writer: &dyn Writer) -> Result<Expanded,
         add(Variant::new(&q.id, Strategy::PBot), None);
         for words in SUMMARY_WORDS {
             written += 1;
-            let text = writer.summary(q, &p_top, words).map_err(|e| {
-                format!("question `{}`: writing its {words}-word summary: {e}", q.id)
-            })?;
+            let text =
+                writer
+                    .summary(q, &p_top, words)
+                    .map_err(|source| VariantsError::Summary {
+                        question: q.id.clone(),
+                        words,
+                        source,
+                    })?;
             let (text, count) = at_most_words(&text, words as usize);
             let mut v = Variant::new(&q.id, Strategy::Summary);
             v.level = Some(f64::from(words));
@@ -174,13 +202,14 @@ mod tests {
     /// Writes what it is asked, so the texts show where they came from.
     struct Echo;
     impl Writer for Echo {
-        fn p_top(&self, q: &Question, _: &Parts) -> Result<String, String> {
+        type Error = std::convert::Infallible;
+        fn p_top(&self, q: &Question, _: &Parts) -> Result<String, Self::Error> {
             Ok(format!(
                 "Written for {}.\n\nSecond part. More.\n\nThird.",
                 q.id
             ))
         }
-        fn summary(&self, _: &Question, _: &str, words: u32) -> Result<String, String> {
+        fn summary(&self, _: &Question, _: &str, words: u32) -> Result<String, Self::Error> {
             Ok(vec!["word"; words as usize + 3].join(" "))
         }
     }

@@ -94,14 +94,15 @@ mod tests {
         .unwrap();
         struct Fixed;
         impl super::super::Writer for Fixed {
+            type Error = std::convert::Infallible;
             fn p_top(
                 &self,
                 _: &Question,
                 _: &super::super::parts::Parts,
-            ) -> Result<String, String> {
+            ) -> Result<String, Self::Error> {
                 Ok("One.\n\nTwo.".into())
             }
-            fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, String> {
+            fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, Self::Error> {
                 Ok("Short.".into())
             }
         }
