@@ -89,7 +89,10 @@ impl Plan {
             config.suite_is_default = false;
         }
         let suite = Suite::load(&config.suite).map_err(|e| match config.unset_suite_hint(cwd) {
-            Some(message) => crate::suite::SuiteError { message, ..e },
+            Some(hint) => crate::suite::SuiteError {
+                problem: crate::suite::SuiteProblem::NotSet { hint },
+                ..e
+            },
             None => e,
         })?;
         let suite_settings = config.apply_suite(&suite.settings, env);

@@ -39,6 +39,10 @@ pub enum SuiteProblem {
         "cannot read the suite: {0}; set PROMPTEVAL_SUITE or `suite` in harness.toml to an existing JSON file"
     )]
     Missing(#[source] std::io::Error),
+    /// No suite was set and the default is not there (a crate using
+    /// prompteval must name its own): says where to set one.
+    #[error("{hint}")]
+    NotSet { hint: String },
     #[error(
         "the suite is {bytes} bytes, above the {} MiB limit; split it into several suites",
         MAX_SUITE_BYTES >> 20
