@@ -32,33 +32,15 @@ fn english_labels_everywhere_a_person_reads_and_nowhere_a_machine_reads() {
     let (en, en_run) = replay("en");
 
     // The console: the spec's lines by default, English on request.
-    assert!(
-        zh_run
-            .stdout
-            .contains("✅ 載入完成: 3 個 Prompts, 3 個問題"),
-        "{}",
-        zh_run.stdout
-    );
-    assert!(
-        zh_run.stdout.contains("| Prompt   | 準確率"),
-        "{}",
-        zh_run.stdout
-    );
-    assert!(
-        en_run.stdout.contains("✅ Loaded: 3 prompts, 3 questions"),
-        "{}",
-        en_run.stdout
-    );
-    assert!(
-        en_run.stdout.contains("| Prompt   | Accuracy"),
-        "{}",
-        en_run.stdout
-    );
-    assert!(
-        en_run.stdout.contains("🏆 Best prompt: "),
-        "{}",
-        en_run.stdout
-    );
+    for (run, line) in [
+        (&zh_run, "✅ 載入完成: 3 個 Prompts, 3 個問題"),
+        (&zh_run, "| Prompt   | 準確率"),
+        (&en_run, "✅ Loaded: 3 prompts, 3 questions"),
+        (&en_run, "| Prompt   | Accuracy"),
+        (&en_run, "🏆 Best prompt: "),
+    ] {
+        assert!(run.stdout.contains(line), "{line}: {}", run.stdout);
+    }
     let chinese_lines: Vec<&str> = en_run
         .stdout
         .lines()
