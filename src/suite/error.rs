@@ -6,7 +6,27 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{MACHINE_KEYS, MAX_SUITE_BYTES, RUN_SETTING_KEYS};
+/// Files larger than this are refused: a suite is hand-written text, and a
+/// runaway file should not exhaust memory before the first case.
+pub const MAX_SUITE_BYTES: usize = 64 << 20;
+
+/// The `settings` keys that are run settings, for messages.
+pub const RUN_SETTING_KEYS: &str = "history, language, rounds, samples, temperature, pass_at_k";
+
+/// Machine settings a suite must not set, and where they belong.
+pub(super) const MACHINE_KEYS: [(&str, &str); 8] = [
+    ("model", "harness.toml `model` or PROMPTEVAL_MODEL"),
+    ("backend", "harness.toml `backend` or PROMPTEVAL_BACKEND"),
+    ("concurrency", "harness.toml `concurrency`"),
+    ("num_ctx", "harness.toml [llm] num_ctx"),
+    (
+        "timeout_secs",
+        "harness.toml [llm] or [sandbox] timeout_secs",
+    ),
+    ("seed", "harness.toml [llm] seed"),
+    ("num_predict", "harness.toml [llm] num_predict"),
+    ("result_dir", "harness.toml `result_dir`"),
+];
 
 /// A suite that cannot be used, with its location.
 #[derive(Debug)]

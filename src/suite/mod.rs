@@ -10,7 +10,10 @@ pub mod import;
 pub mod variant;
 pub mod variants;
 
-pub use error::{IdError, PromptError, QuestionError, SettingsError, SuiteError, SuiteProblem};
+pub use error::{
+    IdError, MAX_SUITE_BYTES, PromptError, QuestionError, RUN_SETTING_KEYS, SettingsError,
+    SuiteError, SuiteProblem,
+};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,10 +23,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{RunSettings, line_of_offset};
-
-/// Files larger than this are refused: a suite is hand-written text, and a
-/// runaway file should not exhaust memory before the first case.
-pub const MAX_SUITE_BYTES: usize = 64 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prompt {
@@ -118,24 +117,6 @@ pub struct Suite {
     #[serde(skip_serializing_if = "RunSettings::is_empty")]
     pub settings: RunSettings,
 }
-
-/// The `settings` keys that are run settings, for messages.
-pub const RUN_SETTING_KEYS: &str = "history, language, rounds, samples, temperature, pass_at_k";
-
-/// Machine settings a suite must not set, and where they belong.
-const MACHINE_KEYS: [(&str, &str); 8] = [
-    ("model", "harness.toml `model` or PROMPTEVAL_MODEL"),
-    ("backend", "harness.toml `backend` or PROMPTEVAL_BACKEND"),
-    ("concurrency", "harness.toml `concurrency`"),
-    ("num_ctx", "harness.toml [llm] num_ctx"),
-    (
-        "timeout_secs",
-        "harness.toml [llm] or [sandbox] timeout_secs",
-    ),
-    ("seed", "harness.toml [llm] seed"),
-    ("num_predict", "harness.toml [llm] num_predict"),
-    ("result_dir", "harness.toml `result_dir`"),
-];
 
 impl Suite {
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
