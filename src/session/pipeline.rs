@@ -18,7 +18,7 @@ use crate::execute::program;
 use crate::execute::sandbox::Sandbox;
 use crate::record::journal::Journal;
 use crate::session::schedule::{Finished, TrialOutcome, Work};
-use crate::suite::Suite;
+use crate::suite::{Question, Suite};
 
 /// Where live replies are captured, and how they are described.
 pub struct Recorder {
@@ -75,7 +75,7 @@ impl Pipeline {
         if built.left_out_to_fit > 0 {
             self.warn_of_the_fitted_history(case);
         }
-        let mut record = self.unanswered(case, &built);
+        let mut record = self.unanswered(case, &prompt.template, question, &built);
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = {
@@ -122,12 +122,13 @@ impl Pipeline {
 
     /// The case's record before the model answers: an api_error until a
     /// reply says otherwise.
-    fn unanswered(&self, case: &CaseId, built: &CaseRequest) -> CaseRecord {
-        let prompt = self
-            .suite
-            .prompt(&case.prompt)
-            .expect("planned cases name suite prompts");
-        let question = &self.suite.questions[case.question - 1];
+    fn unanswered(
+        &self,
+        case: &CaseId,
+        template: &str,
+        question: &Question,
+        built: &CaseRequest,
+    ) -> CaseRecord {
         CaseRecord {
             case: case.clone(),
             name: case.test_name(),
@@ -135,7 +136,7 @@ impl Pipeline {
             question: question.question.clone(),
             expected: question.expected_text(),
             actual: String::new(),
-            template: prompt.template.clone(),
+            template: template.to_string(),
             system_prompt: built
                 .request
                 .messages
