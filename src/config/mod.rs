@@ -59,6 +59,13 @@ impl Language {
             Language::En => "en",
         }
     }
+
+    /// The language a [`name`](Language::name) names, in any case.
+    pub fn parse(name: &str) -> Option<Language> {
+        [Language::Zh, Language::En]
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(name.trim()))
+    }
 }
 
 /// Options sent with every model call.
@@ -688,18 +695,11 @@ impl Config {
             })?;
         }
         if let Some(v) = get("PROMPTEVAL_LANGUAGE") {
-            let language = match v.trim().to_ascii_lowercase().as_str() {
-                "zh" => Language::Zh,
-                "en" => Language::En,
-                _ => {
-                    return Err(ConfigError::Env {
-                        var: "PROMPTEVAL_LANGUAGE",
-                        value: v.clone(),
-                        message: "expected zh (the spec's Chinese labels) or en".into(),
-                    });
-                }
-            };
-            self.language = language;
+            self.language = Language::parse(&v).ok_or_else(|| ConfigError::Env {
+                var: "PROMPTEVAL_LANGUAGE",
+                value: v.clone(),
+                message: "expected zh (the spec's Chinese labels) or en".into(),
+            })?;
         }
         if let Some(v) = get("OLLAMA_HOST") {
             self.ollama_host = normalise_ollama_host(&v);
