@@ -3,10 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One prompt x question x round (x sample). `question` is 1-based, as in
-/// the spec's `question_N.py` files.
+/// One (model x) prompt x question x round (x sample). `question` is
+/// 1-based, as in the spec's `question_N.py` files.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CaseId {
+    /// The model of a run that evaluates several (`[[models]]`,
+    /// `PROMPTEVAL_MODELS`); `None` in a one-model run, whose names, keys
+    /// and journal lines stay as they always were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub prompt: String,
     pub question: usize,
     pub question_id: String,
@@ -21,9 +26,15 @@ impl CaseId {
     /// The libtest name: `prompt1::q1_two_sum::r1`. Prompt first so that a
     /// prompt name filter selects that prompt, the question id in the middle
     /// so it selects that question under every prompt.
-    /// A sampled case ends in `::s2`.
+    /// A sampled case ends in `::s2`. A case of a run of several models
+    /// starts with its model (`qwen2.5-coder:0.5b::prompt1::q1_two_sum::r1`):
+    /// `-- <model>` selects that model, `-- prompt1` prompt1 on every model.
     pub fn test_name(&self) -> String {
-        test_name(&self.prompt, &self.question_id, self.round, self.sample)
+        let name = test_name(&self.prompt, &self.question_id, self.round, self.sample);
+        match &self.model {
+            Some(model) => format!("{model}::{name}"),
+            None => name,
+        }
     }
 
     /// The insta snapshot name; `::` is not portable in file names.
@@ -39,6 +50,7 @@ impl CaseId {
     /// Each sample is its own chain: its history shows its own earlier replies.
     pub fn chain(&self) -> ChainId {
         ChainId {
+            model: self.model.clone(),
             prompt: self.prompt.clone(),
             round: self.round,
             sample: self.sample,
@@ -62,10 +74,12 @@ pub fn test_name(prompt: &str, question_id: &str, round: u32, sample: Option<u32
     }
 }
 
-/// A (prompt, round, sample): its cases run in question order and each sees
-/// the history of the earlier ones.
+/// A (model, prompt, round, sample): its cases run in question order and
+/// each sees the history of the earlier ones.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ChainId {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub prompt: String,
     pub round: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -291,6 +305,7 @@ pub(crate) mod fixtures {
     pub(crate) fn record(q: usize) -> CaseRecord {
         CaseRecord {
             case: CaseId {
+                model: None,
                 prompt: "p".into(),
                 question: q,
                 question_id: format!("q{q}"),
@@ -331,6 +346,7 @@ mod tests {
 
     fn id(prompt: &str, q: &str) -> CaseId {
         CaseId {
+            model: None,
             prompt: prompt.into(),
             question: 1,
             question_id: q.into(),

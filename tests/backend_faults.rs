@@ -67,6 +67,7 @@ fn messages_sent() -> serde_json::Value {
 
 fn case() -> CaseId {
     CaseId {
+        model: None,
         prompt: "prompt1".into(),
         question: 1,
         question_id: "q1".into(),

@@ -285,6 +285,7 @@ mod tests {
 
     fn case(round: u32) -> CaseId {
         CaseId {
+            model: None,
             prompt: "p".into(),
             question: 1,
             question_id: "q1".into(),

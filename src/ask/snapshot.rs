@@ -283,6 +283,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SnapshotStore::new(dir.path(), "suite", "m:1");
         let case = CaseId {
+            model: None,
             prompt: "p".into(),
             question: 1,
             question_id: "q1".into(),

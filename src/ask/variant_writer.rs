@@ -87,6 +87,7 @@ impl LlmWriter {
             .as_ref()
             .map_err(Clone::clone)?;
         let case = CaseId {
+            model: None,
             prompt: "variants-writer".into(),
             question: q.index,
             question_id: format!("{}.{what}", q.id),

@@ -199,6 +199,7 @@ mod tests {
 
     fn case() -> CaseId {
         CaseId {
+            model: None,
             prompt: "p".into(),
             question: 1,
             question_id: "q1".into(),

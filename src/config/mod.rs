@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod models;
+pub use models::{ModelEntry, server_key};
+
 /// Which model server answers the cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -259,6 +262,18 @@ pub struct GateConfig {
     pub min_accuracy: Option<Percent>,
     /// Per-prompt thresholds; they override `min_accuracy` for that prompt.
     pub prompts: BTreeMap<String, Percent>,
+    /// `[gate.models."name"]`: thresholds of one model of a multi-model
+    /// run, over the run's (its prompts' first, then its `min_accuracy`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelGate>,
+}
+
+/// One model's thresholds (`[gate.models."qwen2.5-coder:0.5b"]`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelGate {
+    pub min_accuracy: Option<Percent>,
+    pub prompts: BTreeMap<String, Percent>,
 }
 
 /// A threshold in percent: `60`, `60.5` or `"60%"`. A bare number in (0, 1]
@@ -394,6 +409,14 @@ pub struct Config {
     /// Several servers of the model (`[[endpoints]]`), sharing the load:
     /// `concurrency` is then the sum of their slots.
     pub endpoints: Vec<Endpoint>,
+    /// `[[models]]` / PROMPTEVAL_MODELS: the models of a multi-model run
+    /// (two or more; one table is settled into a one-model run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelEntry>,
+    /// The `[[models]]` names of the file, whichever the environment picked:
+    /// a gate may name any of them.
+    #[serde(skip)]
+    pub declared_models: Vec<String>,
     /// tracing filter, e.g. "info" or "prompteval=debug".
     pub log: String,
     /// Answer repeated identical requests from the response cache.
@@ -430,6 +453,8 @@ struct ConfigFile {
     concurrency: Option<usize>,
     #[serde(default)]
     endpoints: Vec<Endpoint>,
+    #[serde(default)]
+    models: Vec<ModelEntry>,
     log: Option<String>,
     cache: Option<bool>,
     pass_at_k: Option<Vec<usize>>,
@@ -621,6 +646,8 @@ impl Config {
                 slots => slots,
             },
             endpoints: file.endpoints,
+            declared_models: file.models.iter().map(|m| m.name.clone()).collect(),
+            models: file.models,
             log: file.log.unwrap_or_else(|| "info".into()),
             cache: file.cache.unwrap_or(true),
             pass_at_k: file.pass_at_k.unwrap_or_else(|| DEFAULT_PASS_AT_K.to_vec()),
@@ -639,9 +666,7 @@ impl Config {
             self.suite = cwd.join(v);
             self.suite_is_default = false;
         }
-        if let Some(v) = get("PROMPTEVAL_MODEL") {
-            self.model = v.trim().to_string();
-        }
+        self.apply_model_env(get("PROMPTEVAL_MODELS"), get("PROMPTEVAL_MODEL"))?;
         if let Some(v) = get("PROMPTEVAL_MODEL_INFO") {
             self.model_info = Some(v.trim().to_string());
         }
@@ -801,6 +826,7 @@ impl Config {
         if self.rounds == 0 {
             return Err(file_err("`rounds` must be at least 1".into()));
         }
+        self.check_models().map_err(file_err)?;
         if let Some(e) = self
             .endpoints
             .iter()
@@ -886,38 +912,73 @@ impl Config {
             .map(|p| p.0)
     }
 
-    /// Every `[gate.prompts]` key must name a prompt of the suite: a
-    /// misspelt key would otherwise leave that prompt ungated.
+    /// The threshold of a prompt on one model of a multi-model run: the
+    /// model's own for the prompt, the model's `min_accuracy`, then the run's.
+    pub fn threshold_for_model(&self, model: &str, prompt: &str) -> Option<f64> {
+        let own = self.gate.models.get(model);
+        own.and_then(|g| g.prompts.get(prompt))
+            .or_else(|| own.and_then(|g| g.min_accuracy.as_ref()))
+            .map(|p| p.0)
+            .or_else(|| self.threshold_for(prompt))
+    }
+
+    /// Every `[gate.prompts]` key (and each `[gate.models."m".prompts]`
+    /// key) must name a prompt of the suite, and every `[gate.models."m"]`
+    /// a model of harness.toml or of the run: a misspelt key would
+    /// otherwise leave that prompt or model ungated.
     pub fn check_gate_prompts(&self, prompts: &[&str]) -> Result<(), ConfigError> {
-        let Some(unknown) = self
-            .gate
-            .prompts
-            .keys()
-            .find(|k| !prompts.contains(&k.as_str()))
-        else {
-            return Ok(());
-        };
         let path = self
             .source
             .clone()
             .unwrap_or_else(|| PathBuf::from("harness.toml"));
-        let line = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|text| gate_key_line(&text, unknown));
-        let closest = prompts
-            .iter()
-            .min_by_key(|p| strsim::levenshtein(p, unknown))
-            .filter(|p| strsim::levenshtein(p, unknown) <= 2)
-            .map(|p| format!(" (did you mean `{p}`?)"))
-            .unwrap_or_default();
-        Err(ConfigError::File {
-            path,
-            line,
-            message: format!(
-                "[gate.prompts] has a threshold for `{unknown}`, which is not a prompt of the suite{closest}; its prompts are: {}",
-                prompts.join(", ")
-            ),
-        })
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let closest = |names: &[&str], unknown: &str| {
+            names
+                .iter()
+                .min_by_key(|p| strsim::levenshtein(p, unknown))
+                .filter(|p| strsim::levenshtein(p, unknown) <= 2)
+                .map(|p| format!(" (did you mean `{p}`?)"))
+                .unwrap_or_default()
+        };
+        let mut models: Vec<String> = self.model_names();
+        models.extend(self.declared_models.iter().cloned());
+        let models: Vec<&str> = models.iter().map(String::as_str).collect();
+        if let Some(unknown) = self
+            .gate
+            .models
+            .keys()
+            .find(|k| !models.contains(&k.as_str()))
+        {
+            return Err(ConfigError::File {
+                line: gate_key_line(&text, &format!("gate.models.\"{unknown}\""), None),
+                path,
+                message: format!(
+                    "[gate.models.\"{unknown}\"] sets thresholds for a model that is neither in [[models]] nor the run's model{}; the models are: {}",
+                    closest(&models, unknown),
+                    models.join(", ")
+                ),
+            });
+        }
+        let sections = std::iter::once(("gate.prompts".to_string(), &self.gate.prompts)).chain(
+            self.gate
+                .models
+                .iter()
+                .map(|(m, g)| (format!("gate.models.\"{m}\".prompts"), &g.prompts)),
+        );
+        for (section, thresholds) in sections {
+            if let Some(unknown) = thresholds.keys().find(|k| !prompts.contains(&k.as_str())) {
+                return Err(ConfigError::File {
+                    line: gate_key_line(&text, &section, Some(unknown)),
+                    path,
+                    message: format!(
+                        "[{section}] has a threshold for `{unknown}`, which is not a prompt of the suite{}; its prompts are: {}",
+                        closest(prompts, unknown),
+                        prompts.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -955,22 +1016,32 @@ fn line_of_offset_bytes(bytes: &[u8], offset: usize) -> usize {
 }
 
 /// The 1-based line of `key = ...` inside `[gate.prompts]`.
-fn gate_key_line(text: &str, key: &str) -> Option<usize> {
+/// The line of `key` in table `section` (dotted or under its header), or
+/// of the header itself when `key` is None.
+fn gate_key_line(text: &str, section: &str, key: Option<&str>) -> Option<usize> {
     let mut in_section = false;
+    let dotted_prefix = format!("{section}.");
+    let short_prefix = section.strip_prefix("gate.").map(|s| format!("{s}."));
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.starts_with('[') {
-            in_section =
-                line.trim_start_matches('[').trim_end_matches(']').trim() == "gate.prompts";
+            in_section = line.trim_start_matches('[').trim_end_matches(']').trim() == section;
+            if in_section && key.is_none() {
+                return Some(i + 1);
+            }
             continue;
         }
+        let Some(key) = key else { continue };
         let name = line
             .split('=')
             .next()
             .unwrap_or("")
             .trim()
             .trim_matches('"');
-        let dotted = line.starts_with("gate.prompts.") || line.starts_with("prompts.");
+        let dotted = line.starts_with(&dotted_prefix)
+            || short_prefix
+                .as_ref()
+                .is_some_and(|p| line.starts_with(p.as_str()));
         if (in_section && name == key) || (dotted && name.ends_with(&format!(".{key}"))) {
             return Some(i + 1);
         }

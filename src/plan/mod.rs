@@ -26,6 +26,7 @@ pub fn cases(suite: &Suite, rounds: u32, samples: u32) -> Vec<CaseId> {
             for &sample in &sampled {
                 for p in &suite.prompts {
                     out.push(CaseId {
+                        model: None,
                         prompt: p.name.clone(),
                         question: q.index,
                         question_id: q.id.clone(),
@@ -37,6 +38,22 @@ pub fn cases(suite: &Suite, rounds: u32, samples: u32) -> Vec<CaseId> {
         }
     }
     out
+}
+
+/// The cases of a run of several models: each model's [`cases`] after the
+/// previous model's, each case naming its model. Models of one server run
+/// one after another, so this is also the order they are asked in.
+pub fn cases_of_models(suite: &Suite, rounds: u32, samples: u32, models: &[String]) -> Vec<CaseId> {
+    let one = cases(suite, rounds, samples);
+    models
+        .iter()
+        .flat_map(|m| {
+            one.iter().map(move |c| CaseId {
+                model: Some(m.clone()),
+                ..c.clone()
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

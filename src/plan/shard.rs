@@ -77,6 +77,7 @@ mod tests {
             for round in 1..=2 {
                 for p in ["a", "b", "c"] {
                     out.push(CaseId {
+                        model: None,
                         prompt: p.into(),
                         question: q,
                         question_id: format!("q{q}"),

@@ -181,6 +181,10 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
         cache: info.cache.clone(),
         isolation: info.isolation.clone(),
         api_failures,
+        models: Default::default(),
+        kind_results: None,
+        robustness: None,
+        cross_model: None,
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::case::CaseRecord;
 
 use super::aggregate::failure_verdicts;
-use super::summary::{PromptGroup, RunInfo, Summary};
+use super::summary::{PromptGroup, PromptResult, RunInfo, Summary};
 
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.
@@ -141,6 +141,32 @@ fn has_rounds(summary: &Summary) -> bool {
 pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let rounds = has_rounds(summary);
+    out.write_record(summary_header(rounds))?;
+    for (name, result) in &summary.prompt_results {
+        out.write_record(summary_row(name, result, rounds))?;
+    }
+    finish_csv(path, out)
+}
+
+/// A multi-model run's report/summary.csv: summary.csv's columns after a
+/// `model` column, a row per model and prompt.
+pub(crate) fn write_models_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let rounds = summary.models.values().any(has_rounds);
+    let mut header = vec!["model".to_string()];
+    header.extend(summary_header(rounds));
+    out.write_record(&header)?;
+    for (model, results) in &summary.models {
+        for (name, result) in &results.prompt_results {
+            let mut row = vec![spreadsheet_safe(model)];
+            row.extend(summary_row(name, result, rounds));
+            out.write_record(&row)?;
+        }
+    }
+    finish_csv(path, out)
+}
+
+fn summary_header(rounds: bool) -> Vec<String> {
     let mut header: Vec<String> = [
         "prompt",
         "accuracy",
@@ -163,38 +189,38 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
             .map(String::from),
         );
     }
-    out.write_record(&header)?;
-    for (name, result) in &summary.prompt_results {
-        let mut row = vec![
-            spreadsheet_safe(name),
-            result
-                .accuracy
-                .map_or_else(String::new, |a| format!("{a:.1}")),
-            result.correct_answers.to_string(),
-            result.total_questions.to_string(),
-            result
-                .avg_execution_time
-                .map_or_else(String::new, |t| format!("{t:.2}")),
-        ];
-        row.extend(failure_verdicts().map(|v| {
-            let count = result.error_breakdown.get(v.as_str()).copied().unwrap_or(0);
-            count.to_string()
-        }));
-        if rounds {
-            row.extend(match &result.rounds {
-                Some(s) => vec![
-                    s.count.to_string(),
-                    format!("{:.1}", s.mean),
-                    format!("{:.1}", s.min),
-                    format!("{:.1}", s.max),
-                    format!("{:.1}", s.stddev),
-                ],
-                None => vec![String::new(); 5],
-            });
-        }
-        out.write_record(&row)?;
+    header
+}
+
+fn summary_row(name: &str, result: &PromptResult, rounds: bool) -> Vec<String> {
+    let mut row = vec![
+        spreadsheet_safe(name),
+        result
+            .accuracy
+            .map_or_else(String::new, |a| format!("{a:.1}")),
+        result.correct_answers.to_string(),
+        result.total_questions.to_string(),
+        result
+            .avg_execution_time
+            .map_or_else(String::new, |t| format!("{t:.2}")),
+    ];
+    row.extend(failure_verdicts().map(|v| {
+        let count = result.error_breakdown.get(v.as_str()).copied().unwrap_or(0);
+        count.to_string()
+    }));
+    if rounds {
+        row.extend(match &result.rounds {
+            Some(s) => vec![
+                s.count.to_string(),
+                format!("{:.1}", s.mean),
+                format!("{:.1}", s.min),
+                format!("{:.1}", s.max),
+                format!("{:.1}", s.stddev),
+            ],
+            None => vec![String::new(); 5],
+        });
     }
-    finish_csv(path, out)
+    row
 }
 
 /// report/cases.csv, one row per case, as the cases come.

@@ -62,6 +62,8 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         thresholds: BTreeMap::new(),
         pass_at_k: vec![1, 5, 10],
         language: crate::config::Language::Zh,
+        models: Vec::new(),
+        kinds: Default::default(),
         not_evaluated: Vec::new(),
         cache: None,
     }
@@ -88,6 +90,7 @@ pub(crate) fn record(prompt: &str, question: usize, round: u32, verdict: Verdict
     let reply = format!("Here is the solution:\n```python\n{code}```\n");
     let mut rec = CaseRecord {
         case: CaseId {
+            model: None,
             prompt: prompt.into(),
             question,
             question_id: question_id.into(),

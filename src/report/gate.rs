@@ -72,20 +72,32 @@ impl GateReport {
 /// Checks every prompt of the run that has a threshold (summary.json's
 /// `threshold`, from harness.toml's `[gate]` when the run was made); `None`
 /// when no threshold applies to any of them.
+/// In a multi-model run, every prompt of every model: each check is named
+/// `<model> · <prompt>`.
 pub fn evaluate(summary: &Summary) -> Option<GateReport> {
-    let checks: Vec<Check> = summary
+    let mut checks = checks_of(summary, None);
+    for (model, results) in &summary.models {
+        checks.extend(checks_of(results, Some(model)));
+    }
+    (!checks.is_empty()).then_some(GateReport { checks })
+}
+
+fn checks_of(summary: &Summary, model: Option<&str>) -> Vec<Check> {
+    summary
         .prompt_results
         .iter()
         .filter(|(_, r)| r.total_questions + r.not_evaluated > 0)
         .filter_map(|(name, r)| {
             r.threshold.map(|threshold| Check {
-                prompt: name.clone(),
+                prompt: match model {
+                    Some(m) => format!("{m} · {name}"),
+                    None => name.clone(),
+                },
                 accuracy: r.accuracy,
                 threshold,
             })
         })
-        .collect();
-    (!checks.is_empty()).then_some(GateReport { checks })
+        .collect()
 }
 
 #[cfg(test)]

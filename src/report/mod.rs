@@ -38,6 +38,7 @@ mod highlight;
 mod html;
 mod junit;
 mod labels;
+mod models;
 mod python;
 pub mod stats;
 pub mod step_summary;
@@ -87,6 +88,9 @@ pub fn write_all(
 /// run of any size never holds every reply, prompt and output at once.
 pub fn write_from_journal(run_dir: &Path, info: &RunInfo) -> std::io::Result<(Summary, Written)> {
     let index = crate::record::journal::index(run_dir)?;
+    if !info.models.is_empty() {
+        return models::write_models(run_dir, info, &index.entries, &index.templates);
+    }
     let extra = unknown_prompts(
         info,
         index

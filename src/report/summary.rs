@@ -64,6 +64,31 @@ pub struct RunInfo {
     /// The labels of the views a person reads (`language`).
     #[serde(default)]
     pub language: crate::config::Language,
+    /// The models of a multi-model run, in order; empty for one model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelRun>,
+    /// Question id -> its `kind` (algorithm, fix_indentation, ...), for the
+    /// questions that have one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kinds: BTreeMap<String, String>,
+}
+
+/// One model of a multi-model run, as the run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRun {
+    pub name: String,
+    /// "ollama", "openai" or "replay"; "none" when it could not be asked.
+    pub backend: String,
+    pub endpoint: String,
+    /// Why it could not be asked (its cases are not evaluated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// Per-prompt accuracy thresholds in percent for this model.
+    #[serde(default)]
+    pub thresholds: BTreeMap<String, f64>,
+    /// Its planned cases (evaluated or not).
+    #[serde(default)]
+    pub planned_cases: usize,
 }
 
 fn default_pass_at_k() -> Vec<usize> {
@@ -113,6 +138,23 @@ pub struct Summary {
     /// of prompt variants; also in report/partial_order.csv.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub partial_order: indexmap::IndexMap<String, curves::PartialOrder>,
+    /// A multi-model run: model -> that model's results, each in this
+    /// shape (its own `prompt_results`, `best_prompt`, ...); the top-level
+    /// `prompt_results` is then empty (a figure over several models would
+    /// mix their denominators). Absent in a one-model run.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub models: indexmap::IndexMap<String, Summary>,
+    /// Per model of a multi-model run: accuracy by question `kind`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind_results: Option<serde_json::Value>,
+    /// Per model of a multi-model run: how much each question's outcome
+    /// depends on the prompt (spread, robust pass@k, PromptSensiScore).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<serde_json::Value>,
+    /// A multi-model run: best prompts per model against their runners-up,
+    /// and whether the prompts' ranking transfers between models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_model: Option<serde_json::Value>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]

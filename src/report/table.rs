@@ -10,6 +10,9 @@ use super::summary::{PromptResult, RoundStats, Summary};
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
 /// above the table.
 pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
+    if !summary.models.is_empty() {
+        return models_table(summary, labels);
+    }
     let any = |shown: fn(&PromptResult) -> bool| summary.prompt_results.values().any(shown);
     // Optional columns appear only where some prompt has a value, so a clean
     // one-round run keeps the spec's table exactly: the 95 % interval beside
@@ -187,6 +190,85 @@ fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
     }
     line.push('\n');
     line
+}
+
+/// A multi-model run: prompt x model accuracy with its interval, then per
+/// model its best prompt against its runner-up, then whether the prompts'
+/// ranking transfers between the models.
+fn models_table(summary: &Summary, labels: &Labels) -> String {
+    let mut prompts: Vec<&String> = Vec::new();
+    for results in summary.models.values() {
+        for name in results.prompt_results.keys() {
+            if !prompts.contains(&name) {
+                prompts.push(name);
+            }
+        }
+    }
+    let models: Vec<String> = summary.models.keys().map(|m| terminal_safe(m)).collect();
+    let header: Vec<&str> = std::iter::once("Prompt")
+        .chain(models.iter().map(String::as_str))
+        .collect();
+    let rows: Vec<Vec<String>> = prompts
+        .iter()
+        .map(|p| {
+            std::iter::once(terminal_safe(p))
+                .chain(
+                    summary
+                        .models
+                        .values()
+                        .map(|m| match m.prompt_results.get(*p) {
+                            Some(r) => {
+                                let mut cell = format!(
+                                    "{} {} {}/{}",
+                                    r.accuracy_text(),
+                                    r.interval_text(),
+                                    r.correct_answers,
+                                    r.total_questions
+                                );
+                                if r.not_evaluated > 0 {
+                                    cell.push_str(&format!(" ⚠ {} n/e", r.not_evaluated));
+                                }
+                                cell
+                            }
+                            None => "-".to_string(),
+                        }),
+                )
+                .collect()
+        })
+        .collect();
+    let widths = column_widths(&header, &rows);
+    let mut out = String::new();
+    if !summary.complete {
+        out.push_str(&format!(
+            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
+            summary.finished_cases, summary.planned_cases
+        ));
+    }
+    if summary.not_evaluated > 0 {
+        out.push_str(&format!(
+            "⚠️  {} of {} planned cases were not evaluated (n/e; see summary.json): each accuracy is over its evaluated cases only\n",
+            summary.not_evaluated, summary.planned_cases
+        ));
+    }
+    out.push_str(&format!(
+        "{} x model ({}, 95% CI, {})\n",
+        "Prompt", labels.accuracy, labels.correct_total
+    ));
+    out.push_str(&rule(&widths, '-'));
+    out.push_str(&row_line(&header, &widths));
+    out.push_str(&rule(&widths, '='));
+    for row in &rows {
+        out.push_str(&row_line(row, &widths));
+    }
+    out.push_str(&rule(&widths, '-'));
+    for (model, results) in &summary.models {
+        out.push_str(&format!("{}:\n", terminal_safe(model)));
+        for line in best_line(results, labels).lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out.push_str(&super::models::transfer_lines(summary));
+    out
 }
 
 fn best_line(summary: &Summary, l: &Labels) -> String {

@@ -18,6 +18,9 @@ pub struct RunManifest {
     pub timestamp: String,
     pub suite: PathBuf,
     pub model: String,
+    /// The models of a multi-model run, in order; empty for one model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
     pub rounds: u32,
     /// Replies per case (`samples`); 1 in manifests written before samples.
     #[serde(default = "one")]

@@ -12,6 +12,7 @@
 mod error;
 mod folder;
 pub mod merge;
+mod models;
 pub mod pipeline;
 pub mod schedule;
 mod source;
@@ -26,6 +27,7 @@ use std::time::Instant;
 
 pub use error::SetupError;
 use folder::RunManifest;
+use models::{Opened, lane_plan, open_models};
 
 use crate::ask::backend::replay::Mismatch;
 use crate::ask::cache::ResponseCache;
@@ -38,7 +40,7 @@ use crate::plan;
 use crate::record::journal::{self, Journal};
 use crate::report::gate;
 use crate::report::{self, RunInfo};
-use crate::session::pipeline::{Pipeline, Recorder, trial_outcome_of};
+use crate::session::pipeline::{Lane, Pipeline, Recorder, trial_outcome_of};
 use crate::session::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::suite::Suite;
 use crate::terminal::output::{Event, Output};
@@ -101,13 +103,32 @@ impl Plan {
             config.model = m.model.clone();
             config.rounds = m.rounds;
             config.samples = m.samples;
+            config.models = m
+                .models
+                .iter()
+                .map(|name| {
+                    config
+                        .models
+                        .iter()
+                        .find(|e| &e.name == name)
+                        .cloned()
+                        .unwrap_or_else(|| crate::config::ModelEntry::named(name))
+                })
+                .collect();
         }
+        config.settle_models();
         let suite = variants::suite_for(&config, suite, listing, resume_dir.as_deref())?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
+        let all_cases = || match config.is_multi_model() {
+            true => {
+                plan::cases_of_models(&suite, config.rounds, config.samples, &config.model_names())
+            }
+            false => plan::cases(&suite, config.rounds, config.samples),
+        };
         let planned = match &manifest {
             Some(m) => m.cases.clone(),
-            None => plan::cases(&suite, config.rounds, config.samples),
+            None => all_cases(),
         };
         let retry = Retry::from_env(env, resume_dir.is_some())?;
         let planned = match (&manifest, retry) {
@@ -118,7 +139,7 @@ impl Plan {
                     .iter()
                     .chain(m.not_evaluated.iter().map(|u| &u.case))
                     .collect();
-                plan::cases(&suite, config.rounds, config.samples)
+                all_cases()
                     .into_iter()
                     .filter(|c| wanted.contains(c))
                     .collect()
@@ -288,6 +309,8 @@ pub struct Session {
     run_dir: PathBuf,
     manifest: RunManifest,
     unmatched: HashMap<CaseId, Mismatch>,
+    /// Models of a multi-model run that could not be asked, with why.
+    unavailable: Vec<(String, String)>,
     /// Cases run by this process.
     running: usize,
     scheduler: Scheduler<Arc<Pipeline>>,
@@ -342,17 +365,16 @@ impl Session {
         let already_finished = resume.as_ref().map_or(0, |r| r.finished.len());
         let retried = resume.as_ref().and_then(|r| r.retried.clone());
         let cache = source::open_cache(&config);
-        let source = source::open(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
-        warn_of_the_window(&config, &suite, &source);
+        let opened = open_models(&config, &suite, &selected, &earlier, cache.as_ref(), out)?;
         let (run_dir, manifest) = match resume {
-            Some(r) => resumed_folder(r, retried.is_some(), &source)?,
-            None => new_folder(&config, &suite, shard, &source)?,
+            Some(r) => resumed_folder(r, retried.is_some(), &opened.runnable)?,
+            None => new_folder(&config, &suite, shard, &opened)?,
         };
         let journal = open_journal(&run_dir, retried.as_ref(), out)?;
         warn_of_greedy_samples(&config);
         out.emit(Event::Testing {
             rounds: config.rounds,
-            cases: source.runnable.len(),
+            cases: opened.runnable.len(),
             already_finished,
         });
 
@@ -360,13 +382,22 @@ impl Session {
         let pools = pools(&config, cap);
         sandbox.prepare(pools.execute);
         let history = config.history.enabled.then_some(config.history.max_entries);
-        let running = source.runnable.len();
+        let running = opened.runnable.len();
+        let replaying = opened.lanes.iter().all(|(_, s)| s.replaying);
+        let lane_plan = lane_plan(&opened.lanes, config.is_multi_model(), cap);
+        let lanes = opened
+            .lanes
+            .into_iter()
+            .map(|(config, source)| Lane {
+                recorder: recorder(&config, &suite, &source),
+                config,
+                backend: source.backend,
+            })
+            .collect();
         let pipeline = Arc::new(Pipeline {
-            recorder: recorder(&config, &suite, &source),
             config: config.clone(),
             suite: suite.clone(),
-            backend: source.backend,
-            model: config.model.clone(),
+            lanes,
             sandbox,
             shapes,
             journal,
@@ -378,12 +409,13 @@ impl Session {
                 out.clone(),
             )?,
         });
-        let scheduler = Scheduler::start(
+        let scheduler = Scheduler::start_lanes(
             pipeline.clone(),
-            source.runnable,
+            opened.runnable,
             history,
             earlier,
-            pools,
+            lane_plan,
+            pools.execute,
             interrupted.clone(),
         );
         Ok(Session {
@@ -391,12 +423,13 @@ impl Session {
             suite,
             run_dir,
             manifest,
-            unmatched: source.unmatched.into_iter().collect(),
+            unmatched: opened.unmatched.into_iter().collect(),
+            unavailable: opened.unavailable,
             running,
             scheduler,
             pipeline,
             isolation,
-            cache: cache.filter(|_| !source.replaying),
+            cache: cache.filter(|_| !replaying),
             interrupted,
             started: Instant::now(),
         })
@@ -477,9 +510,15 @@ impl Session {
             timestamp: self.manifest.timestamp.clone(),
             total_execution_time: (self.started.elapsed().as_secs_f64() * 100.0).round() / 100.0,
             suite: self.suite.path.display().to_string(),
-            model: self.pipeline.model.clone(),
-            backend: self.pipeline.backend.kind().into(),
-            endpoint: self.pipeline.backend.endpoint(),
+            model: self.config.model_names().join(", "),
+            backend: match self.config.is_multi_model() {
+                true => self.manifest.backend.clone(),
+                false => self.pipeline.lanes[0].backend.kind().into(),
+            },
+            endpoint: match self.config.is_multi_model() {
+                true => self.manifest.endpoint.clone(),
+                false => self.pipeline.lanes[0].backend.endpoint(),
+            },
             rounds: self.config.rounds,
             samples: self.config.samples,
             prompts: self
@@ -504,15 +543,68 @@ impl Session {
                 .iter()
                 .filter_map(|p| {
                     self.config
-                        .threshold_for(&p.name)
+                        .threshold_for_model(&self.config.model, &p.name)
                         .map(|t| (p.name.clone(), t))
                 })
+                .collect(),
+            models: self.model_runs(),
+            kinds: self
+                .suite
+                .questions
+                .iter()
+                .filter_map(|q| q.kind.clone().map(|k| (q.id.clone(), k)))
                 .collect(),
             not_evaluated: self.manifest.not_evaluated.clone(),
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
         }
+    }
+
+    /// Each model of a multi-model run: its server, or why it could not be
+    /// asked, and its thresholds.
+    fn model_runs(&self) -> Vec<report::ModelRun> {
+        if !self.config.is_multi_model() {
+            return Vec::new();
+        }
+        self.config
+            .model_names()
+            .into_iter()
+            .map(|name| {
+                let lane = self.pipeline.lanes.iter().find(|l| l.model() == name);
+                let unavailable = self
+                    .unavailable
+                    .iter()
+                    .find(|(m, _)| *m == name)
+                    .map(|(_, why)| why.clone());
+                let thresholds = self
+                    .suite
+                    .prompts
+                    .iter()
+                    .filter_map(|p| {
+                        self.config
+                            .threshold_for_model(&name, &p.name)
+                            .map(|t| (p.name.clone(), t))
+                    })
+                    .collect();
+                let mine = |c: &CaseId| c.model.as_deref() == Some(name.as_str());
+                let planned_cases = self.manifest.cases.iter().filter(|c| mine(c)).count()
+                    + self
+                        .manifest
+                        .not_evaluated
+                        .iter()
+                        .filter(|u| mine(&u.case))
+                        .count();
+                report::ModelRun {
+                    planned_cases,
+                    backend: lane.map_or("none".into(), |l| l.backend.kind().to_string()),
+                    endpoint: lane.map_or(String::new(), |l| l.backend.endpoint()),
+                    name,
+                    unavailable,
+                    thresholds,
+                }
+            })
+            .collect()
     }
 
     /// The report's last lines: the table, cut replies, where the files
@@ -529,9 +621,9 @@ impl Session {
             summary,
             report::Labels::of(info.language),
         )));
-        let cut: usize = summary
-            .prompt_results
-            .values()
+        let cut: usize = std::iter::once(summary)
+            .chain(summary.models.values())
+            .flat_map(|s| s.prompt_results.values())
             .map(|r| r.truncated_replies)
             .sum();
         if cut > 0 {
@@ -605,33 +697,19 @@ fn check_shapes(
     Ok(shapes)
 }
 
-/// Prompts the server's context window would cut, said before any is sent.
-fn warn_of_the_window(config: &Config, suite: &Suite, source: &source::Source) {
-    let server_window = source.backend.window();
-    for warning in crate::ask::window::warnings(
-        config,
-        suite,
-        &source.runnable,
-        source.backend.kind(),
-        &server_window,
-    ) {
-        tracing::warn!("{warning}");
-    }
-}
-
 /// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no
 /// recording answered before that run now join the run's cases (the
 /// manifest says what the run covers).
 fn resumed_folder(
     r: Resume,
     retrying: bool,
-    source: &source::Source,
+    runnable: &[CaseId],
 ) -> Result<(PathBuf, RunManifest), SetupError> {
     if !retrying {
         return Ok((r.dir, r.manifest));
     }
     let mut manifest = r.manifest;
-    let runnable: HashSet<&CaseId> = source.runnable.iter().collect();
+    let runnable: HashSet<&CaseId> = runnable.iter().collect();
     let (now_run, still): (Vec<Unevaluated>, Vec<Unevaluated>) = manifest
         .not_evaluated
         .into_iter()
@@ -648,21 +726,26 @@ fn new_folder(
     config: &Config,
     suite: &Suite,
     shard: Option<crate::plan::shard::Shard>,
-    source: &source::Source,
+    opened: &Opened,
 ) -> Result<(PathBuf, RunManifest), SetupError> {
+    let (backend, endpoint) = opened.served_by();
     let (dir, test_id, timestamp) = folder::create(&config.result_dir)?;
     let manifest = RunManifest {
         test_id,
         timestamp,
         suite: suite.path.clone(),
         model: config.model.clone(),
+        models: match config.is_multi_model() {
+            true => config.model_names(),
+            false => Vec::new(),
+        },
         rounds: config.rounds,
         samples: config.samples,
         shard,
-        backend: source.backend.kind().into(),
-        endpoint: source.backend.endpoint(),
-        cases: source.runnable.clone(),
-        not_evaluated: source
+        backend,
+        endpoint,
+        cases: opened.runnable.clone(),
+        not_evaluated: opened
             .unmatched
             .iter()
             .map(|(case, m)| Unevaluated {

@@ -27,20 +27,35 @@ pub struct Recorder {
     pub description: String,
 }
 
+/// One model of the run: its configuration (the run's, with its
+/// `[[models]]` keys), where its replies come from and where they are
+/// recorded. A one-model run has one.
+pub struct Lane {
+    pub config: Config,
+    pub backend: Box<dyn Backend>,
+    /// `None` when replaying: the replies already are recordings.
+    pub recorder: Option<Recorder>,
+}
+
+impl Lane {
+    /// The model name recorded on each of its cases.
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+}
+
 /// What the cases of a run share: what to ask, whom, and where to run and
 /// write the result.
 pub struct Pipeline {
     pub config: Config,
     pub suite: Suite,
-    pub backend: Box<dyn Backend>,
-    /// The model name recorded on each case.
-    pub model: String,
+    /// Per model of the run, in its order; a case asks the lane of its
+    /// `model` (the only one when that is `None`).
+    pub lanes: Vec<Lane>,
     pub sandbox: Sandbox,
     /// The shape of each entry-point question's text (checked once per run).
     pub shapes: program::Shapes,
     pub journal: Journal,
-    /// `None` when replaying: the replies already are recordings.
-    pub recorder: Option<Recorder>,
     /// Whether a case's history was shortened to fit the window (said once).
     pub history_fitted: std::sync::atomic::AtomicBool,
     /// What the progress lines count.
@@ -55,37 +70,50 @@ pub struct Asked {
 }
 
 impl Pipeline {
+    /// The lane of a case's model.
+    pub fn lane(&self, case: &CaseId) -> &Lane {
+        match &case.model {
+            Some(model) => self
+                .lanes
+                .iter()
+                .find(|l| l.model() == model)
+                .expect("planned cases name models of the run"),
+            None => &self.lanes[0],
+        }
+    }
+
     /// Builds the request from the chain's history and asks the model.
     pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+        let lane = self.lane(case);
         let prompt = self
             .suite
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
         let built = request::build(
-            &self.config,
-            &self.model,
+            &lane.config,
+            lane.model(),
             self.suite
-                .system_prompt_for(prompt, self.config.llm.system_prompt.as_deref()),
+                .system_prompt_for(prompt, lane.config.llm.system_prompt.as_deref()),
             &prompt.template,
             &question.question,
             history,
             case.sample_index(),
         );
         if built.left_out_to_fit > 0 {
-            self.warn_of_the_fitted_history(case);
+            self.warn_of_the_fitted_history(case, &lane.config);
         }
-        let mut record = self.unanswered(case, &prompt.template, question, &built);
+        let mut record = self.unanswered(lane, case, &prompt.template, question, &built);
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = {
             let _in_flight = self.progress.asking();
-            self.backend.chat(case, &built.request)
+            lane.backend.chat(case, &built.request)
         };
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
         match reply {
             Ok(reply) => {
-                self.note_reply(&mut record, &built, &reply);
+                note_reply(lane, &mut record, &built, &reply);
                 Asked {
                     record,
                     reply: Some(reply.content),
@@ -102,7 +130,7 @@ impl Pipeline {
     }
 
     /// Said once per run, at the first case whose history was shortened.
-    fn warn_of_the_fitted_history(&self, case: &CaseId) {
+    fn warn_of_the_fitted_history(&self, case: &CaseId, config: &Config) {
         if self
             .history_fitted
             .swap(true, std::sync::atomic::Ordering::Relaxed)
@@ -115,8 +143,8 @@ impl Pipeline {
              earlier questions are left out while a prompt would exceed llm.num_ctx ({}) \
              less llm.num_predict ({}) for the reply; raise both (and the server's window) \
              to show more, or set history.fit_window = false",
-            self.config.llm.num_ctx.unwrap_or(0),
-            self.config.llm.num_predict.unwrap_or(0)
+            config.llm.num_ctx.unwrap_or(0),
+            config.llm.num_predict.unwrap_or(0)
         );
     }
 
@@ -124,6 +152,7 @@ impl Pipeline {
     /// reply says otherwise.
     fn unanswered(
         &self,
+        lane: &Lane,
         case: &CaseId,
         template: &str,
         question: &Question,
@@ -150,8 +179,8 @@ impl Pipeline {
             execution: None,
             api_failure: None,
             detail: None,
-            model: self.model.clone(),
-            backend: self.backend.kind().to_string(),
+            model: lane.model().to_string(),
+            backend: lane.backend.kind().to_string(),
             snapshot: None,
             cached: false,
             tokens: None,
@@ -161,35 +190,6 @@ impl Pipeline {
             exec_secs: 0.0,
             finished_at: String::new(),
         }
-    }
-
-    /// A reply's figures, and its snapshot: captured when live, replayed
-    /// otherwise.
-    fn note_reply(&self, record: &mut CaseRecord, built: &CaseRequest, reply: &Reply) {
-        record.cached = reply.cached;
-        if self.recorder.is_none() {
-            // Replayed: the recorded call's time (see replay.rs).
-            record.llm_secs = round3(reply.elapsed.as_secs_f64());
-        }
-        note_usage(record, &reply.usage);
-        record.snapshot = Some(match &self.recorder {
-            Some(recorder) => recorder.store.capture(
-                &record.case,
-                &reply.content,
-                &recorder.description,
-                &SnapshotInfo {
-                    model: &self.model,
-                    backend: self.backend.kind(),
-                    endpoint: &self.backend.endpoint(),
-                    request: &built.request.key(),
-                    inputs: &built.inputs,
-                    usage: Some(&reply.usage),
-                    // A cache hit's time is the lookup's, not the model's.
-                    llm_secs: (!reply.cached).then_some(record.llm_secs),
-                },
-            ),
-            None => SnapshotState::Replayed,
-        });
     }
 
     /// Runs the code of the reply, judges it and journals the case.
@@ -332,4 +332,33 @@ fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
         .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
     record.finish_reason = usage.finish_reason.clone();
     record.generation_secs = usage.generation_secs;
+}
+
+/// A reply's figures, and its snapshot: captured when live, replayed
+/// otherwise.
+fn note_reply(lane: &Lane, record: &mut CaseRecord, built: &CaseRequest, reply: &Reply) {
+    record.cached = reply.cached;
+    if lane.recorder.is_none() {
+        // Replayed: the recorded call's time (see replay.rs).
+        record.llm_secs = round3(reply.elapsed.as_secs_f64());
+    }
+    note_usage(record, &reply.usage);
+    record.snapshot = Some(match &lane.recorder {
+        Some(recorder) => recorder.store.capture(
+            &record.case,
+            &reply.content,
+            &recorder.description,
+            &SnapshotInfo {
+                model: lane.model(),
+                backend: lane.backend.kind(),
+                endpoint: &lane.backend.endpoint(),
+                request: &built.request.key(),
+                inputs: &built.inputs,
+                usage: Some(&reply.usage),
+                // A cache hit's time is the lookup's, not the model's.
+                llm_secs: (!reply.cached).then_some(record.llm_secs),
+            },
+        ),
+        None => SnapshotState::Replayed,
+    });
 }

@@ -55,6 +55,33 @@ pub struct Pools {
     pub execute: usize,
 }
 
+/// Models that share a server: their cases are asked model after model
+/// (`models` in order: one model resident at a time, never alternating),
+/// by `slots` requests in flight. Lanes run side by side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lane {
+    pub models: Vec<Option<String>>,
+    pub slots: usize,
+}
+
+/// One lane's ready cases and which of its models is being asked.
+struct LaneQueue {
+    ready: VecDeque<usize>,
+    /// Index into the lane's models of the model being asked.
+    current: usize,
+    /// Per model of the lane, its cases not yet through the model stage.
+    unasked: Vec<usize>,
+}
+
+impl LaneQueue {
+    /// Moves on past the models whose every case has been asked.
+    fn advance(&mut self) {
+        while self.current < self.unasked.len() && self.unasked[self.current] == 0 {
+            self.current += 1;
+        }
+    }
+}
+
 /// A chain's cases in question order and what the next one will see.
 struct Chain {
     cases: Vec<usize>,
@@ -70,7 +97,9 @@ struct Shared<W: Work> {
     chain_of: Vec<Option<ChainId>>,
     chains: Mutex<HashMap<ChainId, Chain>>,
     keep: usize,
-    ready: Mutex<VecDeque<usize>>,
+    /// Lane and model (index into the lane's models) of each case.
+    lane_of: Vec<(usize, usize)>,
+    lanes: Mutex<Vec<LaneQueue>>,
     ready_changed: Condvar,
     asked: Mutex<VecDeque<(usize, W::Asked)>>,
     asked_changed: Condvar,
@@ -105,6 +134,43 @@ impl<W: Work> Scheduler<W> {
         pools: Pools,
         interrupted: Arc<AtomicBool>,
     ) -> Scheduler<W> {
+        let models: Vec<Option<String>> = {
+            let mut seen: Vec<Option<String>> = Vec::new();
+            for c in &cases {
+                if !seen.contains(&c.model) {
+                    seen.push(c.model.clone());
+                }
+            }
+            seen
+        };
+        let lane = Lane {
+            models,
+            slots: pools.model,
+        };
+        Self::start_lanes(
+            work,
+            cases,
+            history,
+            earlier,
+            vec![lane],
+            pools.execute,
+            interrupted,
+        )
+    }
+
+    /// [`Scheduler::start`] with the model stage split into lanes (one per
+    /// server): each lane asks its models one after another with its own
+    /// slots, and the lanes run at once. Every case's model must be in
+    /// exactly one lane.
+    pub fn start_lanes(
+        work: W,
+        cases: Vec<CaseId>,
+        history: Option<usize>,
+        earlier: HashMap<ChainId, Vec<HistoryEntry>>,
+        lanes: Vec<Lane>,
+        execute: usize,
+        interrupted: Arc<AtomicBool>,
+    ) -> Scheduler<W> {
         let index: HashMap<CaseId, usize> = cases
             .iter()
             .enumerate()
@@ -134,12 +200,44 @@ impl<W: Work> Scheduler<W> {
             let skip = entries.len().saturating_sub(keep);
             chain.history.extend(entries.into_iter().skip(skip));
         }
+        let lane_of: Vec<(usize, usize)> = cases
+            .iter()
+            .map(|c| {
+                lanes
+                    .iter()
+                    .enumerate()
+                    .find_map(|(l, lane)| {
+                        lane.models
+                            .iter()
+                            .position(|m| m == &c.model)
+                            .map(|m| (l, m))
+                    })
+                    .expect("every case's model is in a lane")
+            })
+            .collect();
+        let mut queues: Vec<LaneQueue> = lanes
+            .iter()
+            .map(|lane| LaneQueue {
+                ready: VecDeque::new(),
+                current: 0,
+                unasked: vec![0; lane.models.len()],
+            })
+            .collect();
+        for &(l, m) in &lane_of {
+            queues[l].unasked[m] += 1;
+        }
         // Ready now: every case without history, else each chain's first.
         let mut ready: Vec<usize> = match history {
             None => (0..cases.len()).collect(),
             Some(_) => chains.values().map(|c| c.cases[0]).collect(),
         };
         ready.sort_unstable();
+        for i in ready {
+            queues[lane_of[i].0].ready.push_back(i);
+        }
+        for q in &mut queues {
+            q.advance();
+        }
         let n = cases.len();
         let shared = Arc::new(Shared {
             work,
@@ -147,7 +245,8 @@ impl<W: Work> Scheduler<W> {
             chain_of,
             chains: Mutex::new(chains),
             keep,
-            ready: Mutex::new(ready.into()),
+            lane_of,
+            lanes: Mutex::new(queues),
             ready_changed: Condvar::new(),
             asked: Mutex::new(VecDeque::new()),
             asked_changed: Condvar::new(),
@@ -157,11 +256,13 @@ impl<W: Work> Scheduler<W> {
             interrupted,
             closing: AtomicBool::new(n == 0),
         });
-        for _ in 0..pools.model.max(1) {
-            let s = shared.clone();
-            std::thread::spawn(move || s.model_worker());
+        for (l, lane) in lanes.iter().enumerate() {
+            for _ in 0..lane.slots.max(1) {
+                let s = shared.clone();
+                std::thread::spawn(move || s.model_worker(l));
+            }
         }
-        for _ in 0..pools.execute.max(1) {
+        for _ in 0..execute.max(1) {
             let s = shared.clone();
             std::thread::spawn(move || s.execute_worker());
         }
@@ -219,20 +320,27 @@ impl<W: Work> Shared<W> {
         self.closing.load(Ordering::SeqCst) || self.interrupted.load(Ordering::SeqCst)
     }
 
-    fn model_worker(&self) {
+    /// Asks the cases of lane `l`, its current model's only.
+    fn model_worker(&self, l: usize) {
         loop {
             let next = {
-                let mut ready = lock(&self.ready);
+                let mut lanes = lock(&self.lanes);
                 loop {
                     if self.stopping() {
                         return;
                     }
-                    if let Some(i) = ready.pop_front() {
+                    let lane = &mut lanes[l];
+                    let current = lane.current;
+                    let at = lane
+                        .ready
+                        .iter()
+                        .position(|&i| self.lane_of[i].1 == current);
+                    if let Some(i) = at.and_then(|at| lane.ready.remove(at)) {
                         break i;
                     }
-                    ready = self
+                    lanes = self
                         .ready_changed
-                        .wait_timeout(ready, Duration::from_millis(200))
+                        .wait_timeout(lanes, Duration::from_millis(200))
                         .map(|(g, _)| g)
                         .unwrap_or_else(|p| p.into_inner().0);
                 }
@@ -246,6 +354,7 @@ impl<W: Work> Shared<W> {
             };
             let case = &self.cases[next];
             let asked = catch(|| self.work.ask(case, &history));
+            self.asked_one(next);
             match asked {
                 Ok(asked) => {
                     lock(&self.asked).push_back((next, asked));
@@ -253,6 +362,19 @@ impl<W: Work> Shared<W> {
                 }
                 Err(panic) => self.complete(next, panicked(panic)),
             }
+        }
+    }
+
+    /// Counts a case through the model stage; its lane moves on to its
+    /// next model once every case of the current one has been asked.
+    fn asked_one(&self, i: usize) {
+        let (l, m) = self.lane_of[i];
+        let mut lanes = lock(&self.lanes);
+        let lane = &mut lanes[l];
+        lane.unasked[m] -= 1;
+        if lane.unasked[m] == 0 && lane.current == m {
+            lane.advance();
+            self.ready_changed.notify_all();
         }
     }
 
@@ -294,8 +416,11 @@ impl<W: Work> Shared<W> {
                 }
                 chain.next += 1;
                 if let Some(&following) = chain.cases.get(chain.next) {
-                    lock(&self.ready).push_back(following);
-                    self.ready_changed.notify_one();
+                    lock(&self.lanes)[self.lane_of[following].0]
+                        .ready
+                        .push_back(following);
+                    // All: the workers of other lanes wait on it too.
+                    self.ready_changed.notify_all();
                 }
             }
         }
@@ -413,6 +538,7 @@ mod tests {
         for q in 1..=questions {
             for p in prompts {
                 out.push(CaseId {
+                    model: None,
                     prompt: p.to_string(),
                     question: q,
                     question_id: format!("q{q}"),

@@ -51,6 +51,9 @@ pub enum Reason {
     HistoryDiffers,
     /// The user message differs and the snapshot does not say what it was built from.
     PromptDiffers,
+    /// Not a replay's reason: the model of a multi-model run could not be
+    /// reached or is not installed, so none of its cases were asked.
+    ModelUnavailable,
 }
 
 impl Reason {
@@ -67,6 +70,7 @@ impl Reason {
             Reason::QuestionChanged => "question changed",
             Reason::HistoryDiffers => "history differs",
             Reason::PromptDiffers => "prompt differs",
+            Reason::ModelUnavailable => "model unavailable",
         }
     }
 }
@@ -80,6 +84,11 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
+    /// A case of a model that could not be asked (see `Reason::ModelUnavailable`).
+    pub fn unavailable(detail: impl Into<String>) -> Mismatch {
+        Mismatch::new(Reason::ModelUnavailable, detail)
+    }
+
     fn new(reason: Reason, detail: impl Into<String>) -> Mismatch {
         Mismatch {
             reason,
@@ -251,6 +260,7 @@ fn build_for(
 /// round missing from the recordings?
 fn not_recorded(case: &CaseId, names: &HashSet<String>) -> Mismatch {
     let first_round = CaseId {
+        model: None,
         round: 1,
         ..case.clone()
     };

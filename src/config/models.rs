@@ -1,0 +1,276 @@
+//! Several models in one run: `[[models]]` tables in harness.toml and
+//! `PROMPTEVAL_MODELS=a,b`. Each model is run as if its own harness.toml
+//! said so: [`Config::for_model`] gives the whole configuration of one
+//! model, its table's keys over the run's values.
+//!
+//! One model (no table, one table, or `PROMPTEVAL_MODEL`) is a one-model
+//! run exactly as before: case names, keys, folders and summary.json do not
+//! change. Two or more make a multi-model run.
+
+use serde::{Deserialize, Serialize};
+
+use super::{BackendKind, Config, ConfigError, Endpoint, normalise_ollama_host};
+
+/// One `[[models]]` table: the server's model name and what differs for it.
+/// Every key but `name` is optional and defaults to the run's value.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    /// The model name as its server knows it (Ollama tag, OpenAI model id).
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<BackendKind>,
+    /// Its server: an OpenAI-compatible base URL (`.../v1`) or an Ollama
+    /// host, per its backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Several servers of this model, sharing its cases (like the run's
+    /// `[[endpoints]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<Endpoint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_info: Option<String>,
+    /// Its server's parallel slots (requests in flight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_ctx: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_predict: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_alive: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_timeout_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+}
+
+impl ModelEntry {
+    pub fn named(name: &str) -> ModelEntry {
+        ModelEntry {
+            name: name.to_string(),
+            ..ModelEntry::default()
+        }
+    }
+}
+
+impl Config {
+    /// Whether this run evaluates several models (case names then start
+    /// with the model, and summary.json has `models`).
+    pub fn is_multi_model(&self) -> bool {
+        self.models.len() > 1
+    }
+
+    /// The models of the run in their order: `[[models]]` names, or the
+    /// one `model`.
+    pub fn model_names(&self) -> Vec<String> {
+        if self.models.is_empty() {
+            vec![self.model.clone()]
+        } else {
+            self.models.iter().map(|m| m.name.clone()).collect()
+        }
+    }
+
+    /// The configuration of one model: the run's, with its table's keys
+    /// over it (and no `models`: it is a one-model configuration).
+    pub fn for_model(&self, entry: &ModelEntry) -> Config {
+        let mut c = self.clone();
+        c.models = Vec::new();
+        c.model = entry.name.clone();
+        if let Some(info) = &entry.model_info {
+            c.model_info = Some(info.clone());
+        }
+        if let Some(backend) = entry.backend {
+            c.backend = backend;
+        }
+        if let Some(url) = &entry.url {
+            // Which of the two URLs it is depends on the model's backend;
+            // setting both keeps `auto` (Ollama's host) and openai right.
+            c.ollama_host = normalise_ollama_host(url);
+            c.openai_base_url = url.trim().trim_end_matches('/').to_string();
+            c.endpoints = Vec::new();
+        }
+        if !entry.endpoints.is_empty() {
+            c.endpoints = entry.endpoints.clone();
+            c.concurrency = entry.endpoints.iter().map(|e| e.slots).sum();
+        }
+        if let Some(n) = entry.concurrency {
+            c.concurrency = n;
+        }
+        let llm = &mut c.llm;
+        if let Some(v) = entry.temperature {
+            llm.temperature = v;
+        }
+        if let Some(v) = entry.seed {
+            llm.seed = Some(v);
+        }
+        if let Some(v) = entry.num_ctx {
+            llm.num_ctx = Some(v);
+        }
+        if let Some(v) = entry.num_predict {
+            llm.num_predict = Some(v);
+        }
+        if let Some(v) = &entry.keep_alive {
+            llm.keep_alive = Some(v.clone());
+        }
+        if let Some(v) = entry.timeout_secs {
+            llm.timeout_secs = v;
+        }
+        if let Some(v) = entry.queue_timeout_secs {
+            llm.queue_timeout_secs = v;
+        }
+        if let Some(v) = &entry.system_prompt {
+            llm.system_prompt = Some(v.clone());
+        }
+        c
+    }
+
+    /// One configuration per model, in the run's order; a one-model run's
+    /// is itself.
+    pub fn model_configs(&self) -> Vec<Config> {
+        match self.models.as_slice() {
+            [] => vec![self.clone()],
+            entries => entries.iter().map(|e| self.for_model(e)).collect(),
+        }
+    }
+
+    /// A run of one `[[models]]` table is a one-model run of that model.
+    pub fn settle_models(&mut self) {
+        if let [only] = self.models.as_slice() {
+            *self = self.for_model(&only.clone());
+        }
+    }
+
+    /// `PROMPTEVAL_MODELS=a,b` (these models, each with its `[[models]]`
+    /// table if it has one, else the run's server) and `PROMPTEVAL_MODEL=x`
+    /// (that one model, with its table's keys if it has one).
+    pub(super) fn apply_model_env(
+        &mut self,
+        models: Option<String>,
+        model: Option<String>,
+    ) -> Result<(), ConfigError> {
+        let table = |name: &str, models: &[ModelEntry]| {
+            models
+                .iter()
+                .find(|m| m.name == name)
+                .cloned()
+                .unwrap_or_else(|| ModelEntry::named(name))
+        };
+        match (models, model) {
+            (Some(list), Some(one)) => Err(ConfigError::Env {
+                var: "PROMPTEVAL_MODELS",
+                value: list,
+                message: format!(
+                    "PROMPTEVAL_MODEL={one} is set too; set one of them (PROMPTEVAL_MODEL for one model, PROMPTEVAL_MODELS=a,b for several)"
+                ),
+            }),
+            (Some(list), None) => {
+                let names: Vec<&str> = list.split(',').map(str::trim).collect();
+                if names.iter().any(|n| n.is_empty()) {
+                    return Err(ConfigError::Env {
+                        var: "PROMPTEVAL_MODELS",
+                        value: list.clone(),
+                        message: "expected model names separated by commas, e.g. PROMPTEVAL_MODELS=qwen2.5-coder:1.5b,qwen2.5-coder:0.5b".into(),
+                    });
+                }
+                if let Some(twice) = duplicate(names.iter().copied()) {
+                    return Err(ConfigError::Env {
+                        var: "PROMPTEVAL_MODELS",
+                        value: list.clone(),
+                        message: format!("`{twice}` is named twice; name each model once"),
+                    });
+                }
+                self.models = names.iter().map(|n| table(n, &self.models)).collect();
+                if let [only] = names.as_slice() {
+                    self.model = only.to_string();
+                }
+                Ok(())
+            }
+            (None, Some(one)) => {
+                let one = one.trim().to_string();
+                self.models = match self.models.iter().any(|m| m.name == one) {
+                    true => vec![table(&one, &self.models)],
+                    false => Vec::new(),
+                };
+                self.model = one;
+                Ok(())
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// Each table names a model, once.
+    pub(super) fn check_models(&self) -> Result<(), String> {
+        if let Some((i, _)) = self
+            .models
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.name.trim().is_empty())
+        {
+            return Err(format!(
+                "[[models]] number {} has no `name`; set it to the model's name on its server, e.g. name = \"qwen2.5-coder:1.5b\"",
+                i + 1
+            ));
+        }
+        if let Some(twice) = duplicate(self.models.iter().map(|m| m.name.as_str())) {
+            return Err(format!(
+                "[[models]] names `{twice}` twice; list each model once (its options differ? run it as two suites' runs)"
+            ));
+        }
+        if let Some(m) = self.models.iter().find(|m| m.concurrency == Some(0)) {
+            return Err(format!(
+                "[[models]] `{}`: concurrency must be at least 1 (its server's parallel slots)",
+                m.name
+            ));
+        }
+        if let Some(m) = self.models.iter().find(|m| {
+            m.endpoints
+                .iter()
+                .any(|e| e.slots == 0 || e.url.trim().is_empty())
+        }) {
+            return Err(format!(
+                "[[models]] `{}`: each of its endpoints needs a url and slots >= 1",
+                m.name
+            ));
+        }
+        if let Some(m) = self
+            .models
+            .iter()
+            .find(|m| m.url.is_some() && !m.endpoints.is_empty())
+        {
+            return Err(format!(
+                "[[models]] `{}` sets both `url` and `endpoints`; keep one (endpoints: several servers of the model)",
+                m.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    names.into_iter().find(|n| !seen.insert(*n))
+}
+
+/// Which server a model's requests go to: models with the same key share
+/// it and run one after another (one model resident at a time); models
+/// with different keys run at once.
+pub fn server_key(config: &Config) -> String {
+    if !config.endpoints.is_empty() {
+        let mut urls: Vec<&str> = config.endpoints.iter().map(|e| e.url.as_str()).collect();
+        urls.sort_unstable();
+        return urls.join(" ");
+    }
+    match config.backend {
+        BackendKind::Openai => config.openai_base_url.clone(),
+        BackendKind::Ollama | BackendKind::Auto => config.ollama_host.clone(),
+        // Recordings ask no server: each model's replay is its own lane.
+        BackendKind::Replay => format!("replay {}", config.model),
+    }
+}
