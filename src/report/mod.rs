@@ -39,6 +39,7 @@ mod html;
 mod junit;
 mod labels;
 mod models;
+mod models_view;
 mod python;
 pub mod stats;
 pub mod step_summary;

@@ -84,6 +84,8 @@ pub(crate) fn write_models(
     files::write_json(&summary_json, &summary)?;
     let summary_csv = report_dir.join("summary.csv");
     files::write_models_csv(&summary_csv, &summary)?;
+    let quick_view = run_dir.join("quick_view.html");
+    super::models_view::write(&quick_view, info, &summary, &dirs)?;
     let mut written = first_written.unwrap_or_else(|| Written {
         summary_json: summary_json.clone(),
         quick_view: run_dir.join("quick_view.html"),
@@ -96,6 +98,7 @@ pub(crate) fn write_models(
     });
     written.summary_json = summary_json;
     written.summary_csv = summary_csv;
+    written.quick_view = quick_view;
     Ok((summary, written))
 }
 

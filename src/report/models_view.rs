@@ -1,0 +1,298 @@
+//! The run folder's quick_view.html in a multi-model run: the models side
+//! by side (prompt x model accuracy with intervals, each model's best
+//! prompt against its runner-up, whether the ranking transfers, accuracy
+//! by question kind, robustness across prompts, and the variant curves
+//! with a line per model), linking to each model's own quick view.
+//!
+//! Like quick_view.html, every text goes through minijinja's HTML
+//! escaping, and the page runs no script at all (its CSP allows none).
+
+use std::path::Path;
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::labels::Labels;
+use super::summary::{RunInfo, Summary};
+use super::table::versus_text;
+
+const TEMPLATE_NAME: &str = "models_view.html";
+const TEMPLATE: &str = include_str!("models_view.html");
+/// One colour per model's line, in the run's order (then repeated).
+const COLOURS: [&str; 6] = [
+    "#0969da", "#bc4c00", "#1a7f37", "#8250df", "#cf222e", "#57606a",
+];
+
+#[derive(Serialize, Default)]
+pub(crate) struct Page<'a> {
+    pub l: Option<&'static Labels>,
+    pub lang: &'a str,
+    pub test_id: &'a str,
+    pub timestamp: &'a str,
+    pub suite: &'a str,
+    pub rounds: u32,
+    pub samples: u32,
+    pub complete: bool,
+    pub finished_cases: usize,
+    pub planned_cases: usize,
+    pub not_evaluated: usize,
+    pub models: Vec<ModelLine>,
+    pub grid: Vec<GridRow>,
+    pub transfer: Vec<TransferLine>,
+    pub kind_names: Vec<String>,
+    pub kinds: Vec<KindRow>,
+    pub robustness: Vec<RobustnessView>,
+    pub curves: Vec<CurveChart>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ModelLine {
+    pub name: String,
+    pub dir: String,
+    pub backend: String,
+    pub endpoint: String,
+    pub unavailable: Option<String>,
+    pub finished: usize,
+    pub planned: usize,
+    pub speed: String,
+    pub best: String,
+}
+
+#[derive(Serialize)]
+pub(crate) struct GridRow {
+    pub prompt: String,
+    pub cells: Vec<GridCell>,
+}
+
+#[derive(Serialize, Default)]
+pub(crate) struct GridCell {
+    pub shown: bool,
+    pub accuracy: String,
+    pub interval: String,
+    pub counts: String,
+    pub not_evaluated: usize,
+    pub best: bool,
+    pub gate_failed: bool,
+    pub threshold: String,
+}
+
+#[derive(Serialize)]
+pub(crate) struct TransferLine {
+    pub a: String,
+    pub b: String,
+    pub tau: String,
+    pub rho: String,
+    pub flips: Vec<String>,
+    pub noise_flips: usize,
+}
+
+#[derive(Serialize)]
+pub(crate) struct KindRow {
+    pub model: String,
+    pub prompt: String,
+    pub cells: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct RobustnessView {
+    pub model: String,
+    pub spread: String,
+    pub robust: String,
+    pub sensitivity: String,
+    pub questions: Vec<QuestionView>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct QuestionView {
+    pub id: String,
+    pub spread: String,
+    pub extremes: String,
+    pub robust: String,
+    pub sensitivity: String,
+}
+
+#[derive(Serialize)]
+pub(crate) struct CurveChart {
+    pub strategy: String,
+    pub width: f64,
+    pub height: f64,
+    pub right: f64,
+    pub bottom: f64,
+    pub ticks: Vec<(f64, String)>,
+    pub lines: Vec<CurveLine>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct CurveLine {
+    pub model: String,
+    pub colour: &'static str,
+    /// SVG polyline points, numbers only.
+    pub points: String,
+}
+
+/// Writes the page to `path`.
+pub(crate) fn write(
+    path: &Path,
+    info: &RunInfo,
+    summary: &Summary,
+    dirs: &[String],
+) -> std::io::Result<()> {
+    let page = page(info, summary, dirs);
+    let mut env = Environment::new();
+    let html = env
+        .add_template(TEMPLATE_NAME, TEMPLATE)
+        .and_then(|()| env.get_template(TEMPLATE_NAME))
+        .and_then(|t| t.render(&page))
+        .map_err(std::io::Error::other)?;
+    super::files::write_derived(path, html.as_bytes())
+}
+
+fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a> {
+    let mut page = Page {
+        l: Some(Labels::of(info.language)),
+        lang: match info.language {
+            crate::config::Language::Zh => "zh-Hant",
+            crate::config::Language::En => "en",
+        },
+        test_id: &info.test_id,
+        timestamp: &info.timestamp,
+        suite: &info.suite,
+        rounds: info.rounds,
+        samples: info.samples,
+        complete: summary.complete,
+        finished_cases: summary.finished_cases,
+        planned_cases: summary.planned_cases,
+        not_evaluated: summary.not_evaluated,
+        ..Page::default()
+    };
+    for (i, m) in info.models.iter().enumerate() {
+        let results = summary.models.get(&m.name);
+        page.models.push(ModelLine {
+            name: m.name.clone(),
+            dir: dirs.get(i).cloned().unwrap_or_default(),
+            backend: m.backend.clone(),
+            endpoint: m.endpoint.clone(),
+            unavailable: m
+                .unavailable
+                .as_ref()
+                .map(|w| w.lines().next().unwrap_or_default().to_string()),
+            finished: results.map_or(0, |r| r.finished_cases),
+            planned: m.planned_cases,
+            speed: results
+                .and_then(|r| r.generation_speed)
+                .map_or_else(|| "-".into(), |s| format!("{s:.1}")),
+            best: results.map_or_else(String::new, best_text),
+        });
+    }
+    page.grid = grid(info, summary);
+    page.curves = curves(summary);
+    page
+}
+
+/// "prompt2 (83.3%), beats prompt1 by more than noise (...)".
+fn best_text(results: &Summary) -> String {
+    match &results.best_prompt {
+        None => "no evaluated case".into(),
+        Some(b) if !b.tied_with.is_empty() => format!(
+            "{} = {} (tie, {:.1}%)",
+            b.name,
+            b.tied_with.join(" = "),
+            b.accuracy
+        ),
+        Some(b) => {
+            let mut text = format!("{} ({:.1}%)", b.name, b.accuracy);
+            if let Some(v) = &b.versus_runner_up {
+                text.push_str(", ");
+                text.push_str(&versus_text(v));
+            }
+            text
+        }
+    }
+}
+
+fn grid(info: &RunInfo, summary: &Summary) -> Vec<GridRow> {
+    info.prompts
+        .iter()
+        .map(|(prompt, _)| GridRow {
+            prompt: prompt.clone(),
+            cells: summary
+                .models
+                .values()
+                .map(|m| {
+                    let Some(r) = m.prompt_results.get(prompt) else {
+                        return GridCell::default();
+                    };
+                    let best = m
+                        .best_prompt
+                        .as_ref()
+                        .is_some_and(|b| &b.name == prompt || b.tied_with.contains(prompt));
+                    GridCell {
+                        shown: true,
+                        accuracy: r.accuracy_text(),
+                        interval: r.interval_text(),
+                        counts: format!("{}/{}", r.correct_answers, r.total_questions),
+                        not_evaluated: r.not_evaluated,
+                        best,
+                        gate_failed: r.gate_passed == Some(false),
+                        threshold: r.threshold.map_or_else(String::new, |t| format!("{t:.1}")),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// One chart per strategy of the variant curves, a line per model.
+fn curves(summary: &Summary) -> Vec<CurveChart> {
+    let (width, height, left, top) = (320.0, 200.0, 40.0, 10.0);
+    let (right, bottom) = (width - 10.0, height - 20.0);
+    let mut strategies: Vec<&String> = Vec::new();
+    for m in summary.models.values() {
+        for po in m.partial_order.values() {
+            for s in po.curves.keys() {
+                if !strategies.contains(&s) {
+                    strategies.push(s);
+                }
+            }
+        }
+    }
+    let x = |detail: f64| left + detail.clamp(0.0, 1.0) * (right - left);
+    let y = |pass: f64| bottom - pass.clamp(0.0, 1.0) * (bottom - top);
+    strategies
+        .into_iter()
+        .map(|strategy| CurveChart {
+            strategy: strategy.clone(),
+            width,
+            height,
+            right,
+            bottom,
+            ticks: [0.0, 0.25, 0.5, 0.75, 1.0]
+                .iter()
+                .map(|&t| (y(t), format!("{t:.2}")))
+                .collect(),
+            lines: summary
+                .models
+                .iter()
+                .enumerate()
+                .flat_map(|(i, (model, m))| {
+                    m.partial_order.iter().filter_map(move |(prompt, po)| {
+                        let points = po.curves.get(strategy)?;
+                        let label = match m.partial_order.len() {
+                            1 => model.clone(),
+                            _ => format!("{model} · {prompt}"),
+                        };
+                        Some(CurveLine {
+                            model: label,
+                            colour: COLOURS[i % COLOURS.len()],
+                            points: points
+                                .iter()
+                                .map(|p| format!("{:.1},{:.1}", x(p.detail), y(p.pass_at_1)))
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        })
+                    })
+                })
+                .collect(),
+        })
+        .collect()
+}
