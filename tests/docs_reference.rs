@@ -309,6 +309,12 @@ fn walk(
                 };
                 keys.insert(path.clone());
                 match shape(&field.ty, known) {
+                    // A struct holding its own kind (summary.json's `models`
+                    // holds summaries): one key for it, documented as "the
+                    // fields above".
+                    (suffix, Some(inner)) if inner == name => {
+                        keys.insert(format!("{path}{suffix}"));
+                    }
                     (suffix, Some(inner)) => go(
                         known,
                         &inner,
@@ -463,7 +469,9 @@ fn every_documented_prompteval_variable_is_read_somewhere() {
 // --- (b) harness.toml ------------------------------------------------------
 
 fn config_structs() -> BTreeMap<String, Vec<Field>> {
-    structs(&read("src/config/mod.rs"), true)
+    let mut known = structs(&read("src/config/mod.rs"), true);
+    known.extend(structs(&read("src/config/models.rs"), true));
+    known
 }
 
 /// (key, type cell, default cell) of every harness.toml row.
@@ -487,13 +495,12 @@ fn accepted_keys() -> BTreeSet<String> {
     let tables: BTreeSet<String> = keys
         .iter()
         .flat_map(|k| {
-            let k = k.clone();
-            [
-                k.rsplit_once('.').map(|(t, _)| t.to_string()),
-                k.split_once("[]").map(|(t, _)| t.to_string()),
-            ]
+            // Every dotted prefix is a table (`gate.models` of
+            // `gate.models.<>.min_accuracy`), and what precedes a `[]`.
+            let dots = k.match_indices('.').map(|(i, _)| k[..i].to_string());
+            let arrays = k.split_once("[]").map(|(t, _)| t.to_string());
+            dots.chain(arrays).collect::<Vec<_>>()
         })
-        .flatten()
         .collect();
     keys.into_iter()
         .filter(|k| !tables.contains(k) && !tables.contains(&format!("{k}[]")))
@@ -559,12 +566,27 @@ fn toml_setting(key: &str, value: &str) -> String {
         .replace_all(key, "prompt1")
         .into_owned();
     if let Some((array, leaf)) = key.split_once("[].") {
-        let url = if leaf == "url" {
+        // Each array's required key, unless it is the one being set.
+        let (required, sample) = match array {
+            "models" => ("name", "\"m\""),
+            _ => ("url", "\"http://127.0.0.1:1/v1\""),
+        };
+        let head = if leaf == required {
             String::new()
         } else {
-            "url = \"http://127.0.0.1:1/v1\"\n".into()
+            format!("{required} = {sample}\n")
         };
-        return format!("[[{array}]]\n{url}{leaf} = {value}\n");
+        if let Some((inner, inner_leaf)) = leaf.split_once("[].") {
+            let url = if inner_leaf == "url" {
+                String::new()
+            } else {
+                "url = \"http://127.0.0.1:1/v1\"\n".into()
+            };
+            return format!(
+                "[[{array}]]\n{head}[[{array}.{inner}]]\n{url}{inner_leaf} = {value}\n"
+            );
+        }
+        return format!("[[{array}]]\n{head}{leaf} = {value}\n");
     }
     match key.rsplit_once('.') {
         Some((table, leaf)) => format!("[{table}]\n{leaf} = {value}\n"),
