@@ -42,13 +42,32 @@ fn live_url() -> Result<String, String> {
     }
 }
 
+/// Both servers of `scripts/local-llm.sh start`: the 1.5B model's and the
+/// 0.5B model's (PROMPTEVAL_LIVE_SMALL_BASE_URL).
+fn live_pair() -> Result<(String, String), String> {
+    let big = live_url()?;
+    match std::env::var("PROMPTEVAL_LIVE_SMALL_BASE_URL") {
+        Ok(url) if !url.is_empty() => Ok((big, url)),
+        _ => Err(
+            "no second live model server: PROMPTEVAL_LIVE_SMALL_BASE_URL is not set; \
+             `scripts/local-llm.sh start` serves qwen2.5-coder:0.5b on port 8089: set \
+             PROMPTEVAL_LIVE_SMALL_BASE_URL=http://127.0.0.1:8089/v1"
+                .into(),
+        ),
+    }
+}
+
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     let url = live_url();
-    let trials = trials::needing_trials![&args, &url;
+    let pair = live_pair();
+    let mut trials = trials::needing_trials![&args, &url;
         live_run_is_real_consistent_and_reproducible,
         wrong_model_name_is_one_clear_error,
     ];
+    trials.extend(trials::needing_trials![&args, &pair;
+        two_live_models_side_by_side,
+    ]);
     trials::run(&args, trials)
 }
 
@@ -215,4 +234,94 @@ fn wrong_model_name_is_one_clear_error(url: String) {
         run.stderr
     );
     assert!(!run.stdout.contains("test prompt"), "{}", run.stdout);
+}
+
+/// Two real models on two real servers in one run: every case of each is
+/// answered by its own server, the report compares them, and the run
+/// replays offline from what it recorded.
+fn two_live_models_side_by_side((big, small): (String, String)) {
+    const SMALL: &str = "qwen2.5-coder:0.5b";
+    let toml = format!(
+        "{}\n[[models]]\nname = \"{MODEL}\"\nbackend = \"openai\"\nurl = \"{big}\"\n[[models]]\nname = \"{SMALL}\"\nbackend = \"openai\"\nurl = \"{small}\"\n",
+        config()
+    );
+    let s = Scratch::new(&toml);
+    let live = s.prompts(
+        &[],
+        &[
+            ("PROMPTEVAL_API_KEY", KEY_CANARY),
+            ("INSTA_UPDATE", "always"),
+        ],
+    );
+    assert!(
+        matches!(live.status, Some(0) | Some(101)),
+        "{}",
+        live.both()
+    );
+    let dir = s.run_dir();
+    let records = journal(&dir);
+    assert_eq!(records.len(), 18, "{}", live.both());
+    for r in &records {
+        let name = r["name"].as_str().unwrap();
+        let model = r["case"]["model"].as_str().unwrap();
+        assert!(name.starts_with(&format!("{model}::")), "{name}");
+        assert_eq!(r["model"], model, "{name}");
+        assert!(r["api_failure"].is_null(), "{name}: {r}");
+        assert!(
+            !r["reply"].as_str().unwrap_or("").trim().is_empty(),
+            "{name}"
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let models = summary["models"].as_object().expect("summary.json models");
+    assert_eq!(models.keys().collect::<Vec<_>>(), [MODEL, SMALL]);
+    for (model, results) in models {
+        let total: u64 = results["prompt_results"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|r| r["total_questions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(total, 9, "{model}: {results}");
+        assert!(
+            results["endpoint"]
+                .as_str()
+                .unwrap()
+                .contains(if model == MODEL { &big } else { &small })
+        );
+    }
+    for f in [
+        "quick_view.html",
+        "report/summary.csv",
+        "qwen2.5-coder_1.5b/summary.json",
+        "qwen2.5-coder_0.5b/quick_view.html",
+        "qwen2.5-coder_0.5b/prompt1/question_1.py",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    assert!(!(all_files_text(&dir) + &live.both()).contains(KEY_CANARY));
+
+    // Offline: the recordings answer every case, with the same verdicts.
+    let replay = s.prompts(&[], &[("PROMPTEVAL_BACKEND", "replay")]);
+    assert_eq!(replay.status, live.status, "{}", replay.both());
+    let mut dirs: Vec<_> = std::fs::read_dir(s.path().join("result"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    let verdicts = |rs: &[serde_json::Value]| {
+        let mut v: Vec<(String, String)> = rs
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&records), verdicts(&journal(&dirs[1])));
 }
