@@ -39,6 +39,7 @@ mod html;
 mod junit;
 mod labels;
 mod python;
+pub mod robustness;
 pub mod stats;
 pub mod step_summary;
 pub mod summary;
