@@ -30,6 +30,7 @@
 
 mod aggregate;
 pub mod compare;
+pub mod cross_model;
 pub mod curves;
 mod diff;
 mod files;
