@@ -38,6 +38,7 @@ pub mod gate;
 mod highlight;
 mod html;
 mod junit;
+pub mod kinds;
 mod labels;
 mod python;
 pub mod robustness;
