@@ -45,7 +45,7 @@ impl Outcomes {
     ) -> Outcomes {
         let prompt_at = positions(prompts);
         let question_at = positions(questions);
-        let kept: Vec<(usize, usize, (u32, u32), Option<bool>)> = records
+        let kept: Vec<Placed> = records
             .into_iter()
             .filter_map(|r| {
                 let p = *prompt_at.get(r.case.prompt.as_str())?;
@@ -80,7 +80,8 @@ impl Outcomes {
 
     /// (passed, evaluated) attempts of `prompt` on `question` (indices).
     pub fn tally(&self, prompt: usize, question: usize) -> (usize, usize) {
-        tally(&self.attempts[prompt][question], 0..self.slots())
+        let cell = &self.attempts[prompt][question];
+        tally(cell, 0..cell.len())
     }
 
     /// Each prompt's attempts on `question`.
@@ -92,6 +93,9 @@ impl Outcomes {
     }
 }
 
+/// A record's (prompt, question, (round, sample), outcome).
+type Placed = (usize, usize, (u32, u32), Option<bool>);
+
 fn positions(names: &[String]) -> HashMap<&str, usize> {
     names
         .iter()
@@ -100,11 +104,16 @@ fn positions(names: &[String]) -> HashMap<&str, usize> {
         .collect()
 }
 
+/// Attempt `slot` of a cell; `None` past its end.
+fn at(cell: &[Option<bool>], slot: usize) -> Option<bool> {
+    cell.get(slot).copied().flatten()
+}
+
 /// (passed, evaluated) over the slots `draw` (which may repeat a slot: a
 /// bootstrap resample).
 fn tally(cell: &[Option<bool>], draw: impl IntoIterator<Item = usize>) -> (usize, usize) {
     draw.into_iter()
-        .filter_map(|s| cell.get(s).copied().flatten())
+        .filter_map(|s| at(cell, s))
         .fold((0, 0), |(passed, n), ok| (passed + usize::from(ok), n + 1))
 }
 
@@ -254,7 +263,9 @@ fn question_robustness(
     ks: &[usize],
 ) -> (QuestionRobustness, Figures) {
     let cells = outcomes.question_cells(question);
-    let slots = outcomes.slots();
+    // Every cell should have `slots()` attempts; the longest is used so a
+    // ragged hand-built input loses nothing (a missing attempt is `None`).
+    let slots = cells.iter().map(|c| c.len()).max().unwrap_or(0);
     let rates = pass_rates(&cells, 0..slots);
     let rate = |p: usize| {
         let (passed, evaluated) = tally(cells[p], 0..slots);
@@ -272,10 +283,10 @@ fn question_robustness(
     // Spread and sensitivity resample the slots some prompt evaluated;
     // Robust pass@k only those every prompt evaluated (its n).
     let live: Vec<usize> = (0..slots)
-        .filter(|&s| cells.iter().any(|c| c[s].is_some()))
+        .filter(|&s| cells.iter().any(|c| at(c, s).is_some()))
         .collect();
     let full: Vec<usize> = (0..slots)
-        .filter(|&s| cells.iter().all(|c| c[s].is_some()))
+        .filter(|&s| cells.iter().all(|c| at(c, s).is_some()))
         .collect();
     let over_live = |f: fn(&[Option<f64>]) -> Option<f64>| {
         stats::bootstrap_statistic(live.len(), |draw| {
@@ -395,7 +406,7 @@ fn robust_pass_at_k(
     let (mut n, mut all_passed) = (0, 0);
     for s in draw {
         n += 1;
-        if cells.iter().all(|c| c[s] == Some(true)) {
+        if cells.iter().all(|c| at(c, s) == Some(true)) {
             all_passed += 1;
         }
     }
@@ -622,6 +633,32 @@ pub(crate) mod tests {
         // Sensitivity q1 2/3, q2 = q4 1/6 (equal spread too: suite order),
         // q3 0, q5 none (last).
         assert_eq!(order, ["q1", "q2", "q4", "q3", "q5"]);
+    }
+
+    #[test]
+    fn sensitivity_outranks_spread() {
+        // qy: 1, 0, 0, 0: sensitivity (1 + 1 + 1 + 0 + 0 + 0) / 6 = .5, spread 1.
+        // qx: .75, 0 (C, D never): sensitivity .75, spread .75 -> first.
+        let o = outcomes(
+            &["A", "B", "C", "D"],
+            &["qy", "qx"],
+            &[
+                &["1111", "1110"],
+                &["0000", "0000"],
+                &["0000", "xxxx"],
+                &["0000", "xxxx"],
+            ],
+        );
+        let r = robustness(&o, &[1]);
+        let figures: Vec<(&str, Option<f64>, Option<f64>)> = r
+            .questions
+            .iter()
+            .map(|q| (q.question.as_str(), q.sensitivity, q.spread))
+            .collect();
+        assert_eq!(
+            figures,
+            [("qx", Some(0.75), Some(0.75)), ("qy", Some(0.5), Some(1.0))]
+        );
     }
 
     #[test]
