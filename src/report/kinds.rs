@@ -2,7 +2,7 @@
 //! free-text category of a question (e.g. `algorithm`, `fix_indentation`,
 //! `fix_bug`), per prompt. Called once per model.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -30,8 +30,9 @@ pub struct KindAccuracy {
     pub total_questions: usize,
 }
 
-/// Question id -> kind, for the questions that have a non-blank one.
-pub fn kinds_of(questions: &[Question]) -> HashMap<String, String> {
+/// Question id -> kind, for the questions that have a non-blank one (the
+/// shape of `RunInfo::kinds`).
+pub fn kinds_of(questions: &[Question]) -> BTreeMap<String, String> {
     questions
         .iter()
         .filter_map(|q| {
@@ -43,10 +44,10 @@ pub fn kinds_of(questions: &[Question]) -> HashMap<String, String> {
 
 /// Prompt (suite order) -> kind (in the order the suite first uses it,
 /// [`NO_KIND`] where a question has none) -> accuracy. `kinds` maps a
-/// question id to its kind, as [`kinds_of`] builds it.
+/// question id to its kind, as [`kinds_of`] builds it (`RunInfo::kinds`).
 pub fn accuracy_by_kind(
     outcomes: &Outcomes,
-    kinds: &HashMap<String, String>,
+    kinds: &BTreeMap<String, String>,
 ) -> IndexMap<String, IndexMap<String, KindAccuracy>> {
     let kind_of = |q: usize| {
         kinds
@@ -91,7 +92,7 @@ mod tests {
     use super::*;
     use crate::report::robustness::tests::outcomes;
 
-    fn kinds(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    fn kinds(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
             .iter()
             .map(|(q, k)| (q.to_string(), k.to_string()))
