@@ -52,7 +52,9 @@ pub fn accuracy_by_kind(
     let kind_of = |q: usize| {
         kinds
             .get(&outcomes.questions[q])
-            .map_or(NO_KIND, String::as_str)
+            .map(|k| k.trim())
+            .filter(|k| !k.is_empty())
+            .unwrap_or(NO_KIND)
     };
     let mut groups: IndexMap<&str, Vec<usize>> = IndexMap::new();
     for q in 0..outcomes.questions.len() {
@@ -107,7 +109,13 @@ mod tests {
             &["q1", "q2", "q3", "q4"],
             &[&["11", "10", "0x", "xx"], &["00", "11", "11", "01"]],
         );
-        let k = kinds(&[("q1", "algorithm"), ("q2", "fix_bug"), ("q3", "algorithm")]);
+        // q4's blank kind counts as none.
+        let k = kinds(&[
+            ("q1", "algorithm"),
+            ("q2", "fix_bug"),
+            ("q3", "algorithm"),
+            ("q4", " "),
+        ]);
         let by = accuracy_by_kind(&o, &k);
         let order: Vec<&String> = by["A"].keys().collect();
         assert_eq!(order, ["algorithm", "fix_bug", NO_KIND]);
