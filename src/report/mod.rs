@@ -30,6 +30,7 @@
 
 mod aggregate;
 pub mod compare;
+pub mod cross_model;
 pub mod curves;
 mod diff;
 mod files;
@@ -37,10 +38,12 @@ pub mod gate;
 mod highlight;
 mod html;
 mod junit;
+pub mod kinds;
 mod labels;
 mod models;
 mod models_view;
 mod python;
+pub mod robustness;
 pub mod stats;
 pub mod step_summary;
 pub mod summary;

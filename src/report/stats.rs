@@ -84,6 +84,34 @@ pub fn bootstrap_mean(values: &[f64]) -> Option<(f64, f64)> {
     Some((percentile(&means, 0.025), percentile(&means, 0.975)))
 }
 
+/// 95 % percentile-bootstrap interval of any `statistic` of `n` items
+/// (questions, attempt slots) resampled with replacement: `statistic` gets
+/// each resample's item indices and may answer `None` when the resample
+/// leaves it undefined; such resamples are left out. `None` with fewer than
+/// two items (every resample would be the same one item: a zero-width
+/// interval that would read as certainty) or when no resample is defined.
+/// Same fixed seed as [`bootstrap_mean`], so reports are reproducible.
+pub fn bootstrap_statistic(
+    n: usize,
+    mut statistic: impl FnMut(&[usize]) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    if n < 2 {
+        return None;
+    }
+    let mut rng = fastrand::Rng::with_seed(BOOTSTRAP_SEED);
+    let mut sample = vec![0; n];
+    let mut values = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        sample.iter_mut().for_each(|i| *i = rng.usize(..n));
+        values.extend(statistic(&sample));
+    }
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    Some((percentile(&values, 0.025), percentile(&values, 0.975)))
+}
+
 /// The `q` quantile of sorted `values`, linearly interpolated.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     let at = q * (sorted.len() - 1) as f64;
@@ -226,5 +254,23 @@ mod tests {
         assert_eq!(bootstrap_mean(&values), Some((lo, hi)));
         assert_eq!(bootstrap_mean(&[1.0]), None);
         assert_eq!(bootstrap_mean(&[0.5, 0.5, 0.5]), Some((0.5, 0.5)));
+    }
+
+    #[test]
+    fn the_general_bootstrap_of_a_mean_is_bootstrap_mean() {
+        // Same seed and draw order: the mean as a statistic gives the very
+        // same interval, so both kinds of interval are one method.
+        let values: Vec<f64> = (0..30).map(|i| f64::from(i % 7)).collect();
+        let mean_of =
+            |draw: &[usize]| Some(draw.iter().map(|&i| values[i]).sum::<f64>() / draw.len() as f64);
+        assert_eq!(
+            bootstrap_statistic(values.len(), mean_of),
+            bootstrap_mean(&values)
+        );
+        assert_eq!(bootstrap_statistic(1, |_| Some(1.0)), None);
+        assert_eq!(bootstrap_statistic(5, |_| None), None);
+        // Undefined resamples are skipped, not counted as 0.
+        let skip = bootstrap_statistic(5, |d| (d[0] != 0).then_some(1.0));
+        assert_eq!(skip, Some((1.0, 1.0)));
     }
 }
