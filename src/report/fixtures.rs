@@ -63,6 +63,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         pass_at_k: vec![1, 5, 10],
         language: crate::config::Language::Zh,
         models: Vec::new(),
+        question_ids: Vec::new(),
         kinds: Default::default(),
         not_evaluated: Vec::new(),
         cache: None,

@@ -9,6 +9,9 @@
 
 use std::path::Path;
 
+use super::cross_model::cross_model;
+use super::kinds::accuracy_by_kind;
+use super::robustness::{Outcomes, robustness};
 use super::summary::{ModelRun, RunInfo, Summary};
 use super::{Cases, Written, files, groups, unknown_prompts, write};
 use crate::case::CaseId;
@@ -52,6 +55,7 @@ pub(crate) fn write_models(
     let dirs = model_dirs(info);
     let mut per_model: indexmap::IndexMap<String, Summary> = indexmap::IndexMap::new();
     let mut first_written: Option<Written> = None;
+    let mut model_outcomes: Vec<(String, Outcomes)> = Vec::new();
     for (model, dir) in info.models.iter().zip(&dirs) {
         let mine: Vec<&Located> = entries
             .iter()
@@ -68,16 +72,29 @@ pub(crate) fn write_models(
         let model_dir = run_dir.join(dir);
         std::fs::create_dir_all(&model_dir)?;
         let reader = Reader::open(run_dir)?;
-        let (summary, written) = write(
+        let (mut summary, written) = write(
             &model_dir,
             &model_info,
             &groups,
             &super::Records::Journal(reader),
         )?;
+        let outcome = outcomes(run_dir, info, &mine)?;
+        summary.robustness = Some(robustness(&outcome, &info.pass_at_k));
+        if !info.kinds.is_empty() {
+            summary.kind_results = Some(accuracy_by_kind(&outcome, &info.kinds));
+        }
+        // The model's own summary.json carries them too.
+        files::write_json(&model_dir.join("summary.json"), &summary)?;
         per_model.insert(model.name.clone(), summary);
+        model_outcomes.push((model.name.clone(), outcome));
         first_written.get_or_insert(written);
     }
-    let summary = across(info, per_model);
+    let mut summary = across(info, per_model);
+    let pairs: Vec<(&str, &Outcomes)> = model_outcomes
+        .iter()
+        .map(|(m, o)| (m.as_str(), o))
+        .collect();
+    summary.cross_model = Some(cross_model(&pairs));
     let report_dir = run_dir.join("report");
     std::fs::create_dir_all(&report_dir)?;
     let summary_json = run_dir.join("summary.json");
@@ -100,6 +117,23 @@ pub(crate) fn write_models(
     written.summary_csv = summary_csv;
     written.quick_view = quick_view;
     Ok((summary, written))
+}
+
+/// One model's outcomes per prompt, question and attempt, read from its
+/// journal records. Questions are in suite order (by their number), over
+/// every model's records so the models' outcomes line up.
+fn outcomes(run_dir: &Path, info: &RunInfo, mine: &[&Located]) -> std::io::Result<Outcomes> {
+    let reader = Reader::open(run_dir)?;
+    let mut records = Vec::with_capacity(mine.len());
+    for e in mine {
+        records.push(reader.record_at(e.offset, e.len)?);
+    }
+    let prompts: Vec<String> = info.prompts.iter().map(|(p, _)| p.clone()).collect();
+    Ok(Outcomes::from_records(
+        &prompts,
+        &info.question_ids,
+        records.iter(),
+    ))
 }
 
 /// The run's summary across its models: the run's facts, totals over the
@@ -143,11 +177,67 @@ fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Summar
 }
 
 /// The cross-model lines of the table: rank correlation between each pair
-/// of models with its interval, and the prompt pairs whose order flips.
+/// of models with its interval, the prompt pairs whose order flips beyond
+/// noise, and each model's most prompt-dependent questions.
 pub(crate) fn transfer_lines(summary: &Summary) -> String {
-    let Some(cross) = &summary.cross_model else {
-        return String::new();
-    };
-    let _ = cross;
-    String::new()
+    let mut out = String::new();
+    if let Some(cross) = &summary.cross_model {
+        for t in &cross.rank_transfer {
+            out.push_str(&format!(
+                "ranking {} vs {}: Kendall tau-b {} (95% CI {}), Spearman rho {} over {} prompts\n",
+                t.model_a,
+                t.model_b,
+                figure(t.kendall_tau_b),
+                interval(t.kendall_tau_b_interval),
+                figure(t.spearman_rho),
+                t.prompts
+            ));
+            for f in &t.flips {
+                out.push_str(&format!(
+                    "  ⚠ order flips beyond noise: {} > {} on {} ({:.1}% vs {:.1}%, p = {}), {} > {} on {} ({:.1}% vs {:.1}%, p = {})\n",
+                    f.first, f.second, t.model_a, f.on_a.first_accuracy, f.on_a.second_accuracy, f.on_a.p_value,
+                    f.second, f.first, t.model_b, f.on_b.second_accuracy, f.on_b.first_accuracy, f.on_b.p_value
+                ));
+            }
+            if t.flips.is_empty() {
+                out.push_str(&format!(
+                    "  no prompt pair flips order beyond noise ({} flip(s) within noise)\n",
+                    t.flips_within_noise
+                ));
+            }
+        }
+    }
+    for (model, results) in &summary.models {
+        let Some(r) = &results.robustness else {
+            continue;
+        };
+        let most: Vec<String> = r
+            .questions
+            .iter()
+            .filter(|q| q.sensitivity.is_some_and(|s| s > 0.0))
+            .take(3)
+            .map(|q| format!("{} {}", q.question, figure(q.sensitivity)))
+            .collect();
+        out.push_str(&format!(
+            "robustness {model}: mean spread {} {}, PromptSensiScore {} {}, robust pass@1 {}{}\n",
+            figure(r.mean_spread),
+            interval(r.mean_spread_interval),
+            figure(r.mean_sensitivity),
+            interval(r.mean_sensitivity_interval),
+            figure(r.robust_pass_at_k.get("pass@1").copied()),
+            match most.is_empty() {
+                true => String::new(),
+                false => format!("; most prompt-dependent: {}", most.join(", ")),
+            }
+        ));
+    }
+    out
+}
+
+pub(crate) fn figure(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+}
+
+pub(crate) fn interval(value: Option<[f64; 2]>) -> String {
+    value.map_or_else(|| "[-]".into(), |[lo, hi]| format!("[{lo:.2}, {hi:.2}]"))
 }

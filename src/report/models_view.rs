@@ -13,6 +13,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::labels::Labels;
+use super::models::{figure, interval};
 use super::summary::{RunInfo, Summary};
 use super::table::versus_text;
 
@@ -186,7 +187,148 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
     }
     page.grid = grid(info, summary);
     page.curves = curves(summary);
+    page.transfer = transfer(summary);
+    (page.kind_names, page.kinds) = kinds(summary);
+    page.robustness = robustness(summary);
     page
+}
+
+fn transfer(summary: &Summary) -> Vec<TransferLine> {
+    let Some(cross) = &summary.cross_model else {
+        return Vec::new();
+    };
+    cross
+        .rank_transfer
+        .iter()
+        .map(|t| TransferLine {
+            a: t.model_a.clone(),
+            b: t.model_b.clone(),
+            tau: format!(
+                "{} {}",
+                figure(t.kendall_tau_b),
+                interval(t.kendall_tau_b_interval)
+            ),
+            rho: format!(
+                "{} {}",
+                figure(t.spearman_rho),
+                interval(t.spearman_rho_interval)
+            ),
+            flips: t
+                .flips
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} > {} on {} ({:.1}% vs {:.1}%, p = {}), reversed on {} ({:.1}% vs {:.1}%, p = {})",
+                        f.first,
+                        f.second,
+                        t.model_a,
+                        f.on_a.first_accuracy,
+                        f.on_a.second_accuracy,
+                        f.on_a.p_value,
+                        t.model_b,
+                        f.on_b.first_accuracy,
+                        f.on_b.second_accuracy,
+                        f.on_b.p_value
+                    )
+                })
+                .collect(),
+            noise_flips: t.flips_within_noise,
+        })
+        .collect()
+}
+
+fn kinds(summary: &Summary) -> (Vec<String>, Vec<KindRow>) {
+    let mut names: Vec<String> = Vec::new();
+    for m in summary.models.values() {
+        for per_prompt in m.kind_results.iter().flat_map(|k| k.values()) {
+            for kind in per_prompt.keys() {
+                if !names.contains(kind) {
+                    names.push(kind.clone());
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (model, m) in &summary.models {
+        for (prompt, per_kind) in m.kind_results.iter().flatten() {
+            rows.push(KindRow {
+                model: model.clone(),
+                prompt: prompt.clone(),
+                cells: names
+                    .iter()
+                    .map(|k| match per_kind.get(k) {
+                        Some(a) => format!(
+                            "{} {} {}/{}",
+                            a.accuracy
+                                .map_or_else(|| "-".into(), |v| format!("{v:.1}%")),
+                            a.accuracy_interval
+                                .map_or_else(String::new, |[lo, hi]| format!("[{lo:.1}, {hi:.1}]")),
+                            a.correct_answers,
+                            a.total_questions
+                        ),
+                        None => "-".into(),
+                    })
+                    .collect(),
+            });
+        }
+    }
+    (names, rows)
+}
+
+fn robustness(summary: &Summary) -> Vec<RobustnessView> {
+    summary
+        .models
+        .iter()
+        .filter_map(|(model, m)| {
+            let r = m.robustness.as_ref()?;
+            let pass1 = |k: &std::collections::BTreeMap<String, f64>,
+                         i: &std::collections::BTreeMap<String, [f64; 2]>| {
+                format!(
+                    "{} {}",
+                    figure(k.get("pass@1").copied()),
+                    interval(i.get("pass@1").copied())
+                )
+            };
+            Some(RobustnessView {
+                model: model.clone(),
+                spread: format!(
+                    "{} {}",
+                    figure(r.mean_spread),
+                    interval(r.mean_spread_interval)
+                ),
+                robust: format!(
+                    "pass@1 {}",
+                    pass1(&r.robust_pass_at_k, &r.robust_pass_at_k_interval)
+                ),
+                sensitivity: format!(
+                    "{} {}",
+                    figure(r.mean_sensitivity),
+                    interval(r.mean_sensitivity_interval)
+                ),
+                questions: r
+                    .questions
+                    .iter()
+                    .map(|q| QuestionView {
+                        id: q.question.clone(),
+                        spread: format!("{} {}", figure(q.spread), interval(q.spread_interval)),
+                        extremes: match (&q.lowest, &q.highest) {
+                            (Some(lo), Some(hi)) => format!(
+                                "{} {:.2} / {} {:.2}",
+                                lo.prompt, lo.pass_rate, hi.prompt, hi.pass_rate
+                            ),
+                            _ => "-".into(),
+                        },
+                        robust: pass1(&q.robust_pass_at_k, &q.robust_pass_at_k_interval),
+                        sensitivity: format!(
+                            "{} {}",
+                            figure(q.sensitivity),
+                            interval(q.sensitivity_interval)
+                        ),
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
 }
 
 /// "prompt2 (83.3%), beats prompt1 by more than noise (...)".

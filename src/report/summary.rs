@@ -67,6 +67,10 @@ pub struct RunInfo {
     /// The models of a multi-model run, in order; empty for one model.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelRun>,
+    /// The suite's question ids in order (a multi-model run's robustness
+    /// figures line the models' outcomes up by them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub question_ids: Vec<String>,
     /// Question id -> its `kind` (algorithm, fix_indentation, ...), for the
     /// questions that have one.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -144,17 +148,19 @@ pub struct Summary {
     /// mix their denominators). Absent in a one-model run.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub models: indexmap::IndexMap<String, Summary>,
-    /// Per model of a multi-model run: accuracy by question `kind`.
+    /// Per model of a multi-model run whose questions have a `kind`:
+    /// prompt -> kind -> accuracy over that kind's questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind_results: Option<serde_json::Value>,
+    pub kind_results:
+        Option<indexmap::IndexMap<String, indexmap::IndexMap<String, super::kinds::KindAccuracy>>>,
     /// Per model of a multi-model run: how much each question's outcome
     /// depends on the prompt (spread, robust pass@k, PromptSensiScore).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub robustness: Option<serde_json::Value>,
+    pub robustness: Option<super::robustness::Robustness>,
     /// A multi-model run: best prompts per model against their runners-up,
     /// and whether the prompts' ranking transfers between models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_model: Option<serde_json::Value>,
+    pub cross_model: Option<super::cross_model::CrossModel>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]

@@ -548,6 +548,10 @@ impl Session {
                 })
                 .collect(),
             models: self.model_runs(),
+            question_ids: match self.config.is_multi_model() {
+                true => self.suite.questions.iter().map(|q| q.id.clone()).collect(),
+                false => Vec::new(),
+            },
             kinds: self
                 .suite
                 .questions
