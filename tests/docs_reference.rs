@@ -657,6 +657,9 @@ fn report_structs() -> BTreeMap<String, Vec<Field>> {
     for file in [
         "src/report/summary.rs",
         "src/report/curves.rs",
+        "src/report/robustness.rs",
+        "src/report/cross_model.rs",
+        "src/report/kinds.rs",
         "src/ask/cache.rs",
         "src/case.rs",
     ] {
