@@ -50,12 +50,18 @@ enum Command {
     },
     /// Compare two run folders: per-prompt accuracy changes with their
     /// intervals and whether they are more than noise, flipped cases, new
-    /// and missing cases. Reads the folders only.
+    /// and missing cases. Reads the folders only. Two models of one
+    /// multi-model run: `compare RUN --model A --model B`; one model of two
+    /// such runs: `compare RUN_A RUN_B --model A`.
     Compare {
         /// The earlier run folder (A).
         run_a: PathBuf,
-        /// The later run folder (B).
-        run_b: PathBuf,
+        /// The later run folder (B); omitted with two `--model`s: RUN_A.
+        run_b: Option<PathBuf>,
+        /// A model of a multi-model run (once: the same model of both runs;
+        /// twice: model A, then model B).
+        #[arg(long = "model", num_args = 1, action = clap::ArgAction::Append)]
+        models: Vec<String>,
         /// Where to write the HTML page (default: RUN_B/compare.html).
         #[arg(long)]
         html: Option<PathBuf>,
@@ -175,8 +181,23 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
                 gate_failed: gate.is_some_and(|g| !g.passed()),
             })
         }
-        Command::Compare { run_a, run_b, html } => {
-            let comparison = prompteval::report::compare::compare(&run_a, &run_b)?;
+        Command::Compare {
+            run_a,
+            run_b,
+            models,
+            html,
+        } => {
+            let run_b = run_b.unwrap_or_else(|| run_a.clone());
+            let comparison = match models.as_slice() {
+                [] => prompteval::report::compare::compare(&run_a, &run_b)?,
+                [m] => prompteval::report::compare::compare_models((&run_a, &run_b), (m, m))?,
+                [a, b] => prompteval::report::compare::compare_models((&run_a, &run_b), (a, b))?,
+                _ => return Err("compare takes at most two --model".into()),
+            };
+            let run_b = match models.as_slice() {
+                [] => run_b,
+                [.., b] => prompteval::report::model_folder(&run_b, b)?,
+            };
             let page = html.unwrap_or_else(|| run_b.join("compare.html"));
             std::fs::write(&page, prompteval::report::compare::html(&comparison)?)
                 .map_err(|e| format!("cannot write {}: {e}", page.display()))?;

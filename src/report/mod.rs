@@ -57,6 +57,7 @@ use crate::case::{CaseId, CaseRecord};
 
 pub use files::write_json;
 pub use labels::Labels;
+pub use models::{model_folder, models_of};
 pub use summary::*;
 pub use table::terminal_table;
 

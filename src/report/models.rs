@@ -44,6 +44,31 @@ pub(crate) fn model_dirs(info: &RunInfo) -> Vec<String> {
     used
 }
 
+/// The models of a multi-model run folder and their folders, from its
+/// run_info.json; `None` for a one-model run (or no run folder).
+pub fn models_of(run_dir: &Path) -> Option<(Vec<String>, Vec<String>)> {
+    let text = std::fs::read_to_string(run_dir.join("run_info.json")).ok()?;
+    let info: RunInfo = serde_json::from_str(&text).ok()?;
+    let names = info.models.iter().map(|m| m.name.clone()).collect();
+    Some((names, model_dirs(&info)))
+}
+
+/// The folder of `model` in a multi-model run folder.
+pub fn model_folder(
+    run_dir: &Path,
+    model: &str,
+) -> Result<std::path::PathBuf, super::compare::RunFolderError> {
+    let (models, dirs) = models_of(run_dir).unwrap_or_default();
+    match models.iter().position(|m| m == model) {
+        Some(i) => Ok(run_dir.join(&dirs[i])),
+        None => Err(super::compare::RunFolderError::NoSuchModel {
+            path: run_dir.to_path_buf(),
+            model: model.to_string(),
+            models,
+        }),
+    }
+}
+
 /// Writes every model's report into its folder, then the run's own
 /// summary.json and report/summary.csv across the models.
 pub(crate) fn write_models(

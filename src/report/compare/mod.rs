@@ -80,8 +80,32 @@ pub struct Flip {
 /// Reads both folders and compares them; an unreadable folder is an error
 /// naming the file.
 pub fn compare(a: &Path, b: &Path) -> Result<Comparison, RunFolderError> {
-    let (ra, rb) = (Run::read(a)?, Run::read(b)?);
+    let (ra, rb) = (Run::read(&one_model(a)?)?, Run::read(&one_model(b)?)?);
     Ok(between(&ra, &rb))
+}
+
+/// Two models of one multi-model run (`models` of two), or the same model
+/// of two runs (`runs` of two, one model): each model's folder of its run.
+pub fn compare_models(
+    runs: (&Path, &Path),
+    models: (&str, &str),
+) -> Result<Comparison, RunFolderError> {
+    let a = crate::report::model_folder(runs.0, models.0)?;
+    let b = crate::report::model_folder(runs.1, models.1)?;
+    compare(&a, &b)
+}
+
+/// A run folder of one model as it is; a multi-model run folder is refused
+/// with the ways to say which model.
+fn one_model(dir: &Path) -> Result<std::path::PathBuf, RunFolderError> {
+    match crate::report::models_of(dir) {
+        Some((models, dirs)) if !models.is_empty() => Err(RunFolderError::SeveralModels {
+            path: dir.to_path_buf(),
+            example: dir.join(&dirs[0]),
+            models,
+        }),
+        _ => Ok(dir.to_path_buf()),
+    }
 }
 
 fn between(a: &Run, b: &Run) -> Comparison {

@@ -32,6 +32,23 @@ pub enum RunFolderError {
         .path.display()
     )]
     NotCases { path: PathBuf },
+    /// A run of several models given without saying which.
+    #[error(
+        "{}: a run of several models ({}); say which to compare: `prompteval compare RUN --model A --model B` (two models of this run), `--model A` with two runs, or a model's folder, e.g. {}",
+        .path.display(), .models.join(", "), .example.display()
+    )]
+    SeveralModels {
+        path: PathBuf,
+        models: Vec<String>,
+        example: PathBuf,
+    },
+    /// `--model` names no model of the run.
+    #[error("{}: no model `{model}` in this run; its models: {}", .path.display(), .models.join(", "))]
+    NoSuchModel {
+        path: PathBuf,
+        model: String,
+        models: Vec<String>,
+    },
     /// `line` is the file's 1-based line, the header being line 1.
     #[error("{}: line {line}: round {value:?} is not a number", .path.display())]
     Round {
