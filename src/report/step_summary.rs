@@ -10,6 +10,9 @@ use super::summary::Summary;
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
 pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
+    if !summary.models.is_empty() {
+        return models_markdown(summary, gate);
+    }
     let mut out = format!("## prompteval · {}\n\n", summary.test_id);
     out.push_str(&format!(
         "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",
@@ -71,17 +74,40 @@ pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport
         }
         out.push_str("\n\n");
     }
+    out.push_str(&gate_markdown(gate));
+    out
+}
+
+fn gate_markdown(gate: Option<&crate::report::gate::GateReport>) -> String {
     match gate {
-        Some(g) if g.passed() => out.push_str("**gate: passed**\n\n"),
+        Some(g) if g.passed() => "**gate: passed**\n\n".into(),
         Some(g) => {
-            out.push_str("**gate: FAILED**\n\n");
+            let mut out = String::from("**gate: FAILED**\n\n");
             for line in g.lines() {
                 out.push_str(&format!("- {}\n", cell(&line)));
             }
             out.push('\n');
+            out
         }
-        None => out.push_str("gate: none configured (the exit status is libtest's)\n\n"),
+        None => "gate: none configured (the exit status is libtest's)\n\n".into(),
     }
+}
+
+/// A multi-model run: each model's section (as a one-model run's), then
+/// the gate over all of them.
+fn models_markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
+    let mut out = format!(
+        "## prompteval · {} · {} models\n\n",
+        summary.test_id,
+        summary.models.len()
+    );
+    let no_gate = gate_markdown(None);
+    for results in summary.models.values() {
+        // Each model's section one heading level down, the gate once below.
+        let section = markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
+        out.push_str(section.strip_suffix(&no_gate).unwrap_or(&section));
+    }
+    out.push_str(&gate_markdown(gate));
     out
 }
 
