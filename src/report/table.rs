@@ -263,7 +263,9 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
     out.push_str(&rule(&widths, '-'));
     for (model, results) in &summary.models {
         out.push_str(&format!("{}:\n", terminal_safe(model)));
-        for line in best_line(results, labels).lines() {
+        let lines =
+            best_line(results, labels) + &pass_at_k_lines(results) + &partial_order_lines(results);
+        for line in lines.lines() {
             out.push_str(&format!("  {line}\n"));
         }
     }
