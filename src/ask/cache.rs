@@ -212,6 +212,10 @@ impl Backend for CachedBackend {
         self.inner.window()
     }
 
+    fn release(&self, model: &str) {
+        self.inner.release(model)
+    }
+
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
         let started = Instant::now();
         let key = self.key(case, request);

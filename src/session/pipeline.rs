@@ -279,6 +279,15 @@ impl Work for Arc<Pipeline> {
             entry: Some(HistoryEntry::from_record(&record)),
         }
     }
+
+    fn model_done(&self, model: &Option<String>) {
+        if let Some(model) = model
+            && let Some(lane) = self.lanes.iter().find(|l| l.model() == model)
+        {
+            tracing::debug!("every case of {model} asked: the server may unload it");
+            lane.backend.release(model);
+        }
+    }
 }
 
 /// A failed call: not evaluated (the harness's or the server's doing), or

@@ -44,6 +44,9 @@ pub trait Work: Send + Sync + 'static {
     type Asked: Send + 'static;
     fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Self::Asked;
     fn execute(&self, case: &CaseId, asked: Self::Asked) -> Finished;
+    /// Every case of `model` has been asked and another model of its lane
+    /// (its server) comes next.
+    fn model_done(&self, _model: &Option<String>) {}
 }
 
 /// How many cases may be in each stage at once.
@@ -369,11 +372,19 @@ impl<W: Work> Shared<W> {
     /// next model once every case of the current one has been asked.
     fn asked_one(&self, i: usize) {
         let (l, m) = self.lane_of[i];
-        let mut lanes = lock(&self.lanes);
-        let lane = &mut lanes[l];
-        lane.unasked[m] -= 1;
-        if lane.unasked[m] == 0 && lane.current == m {
-            lane.advance();
+        let done = {
+            let mut lanes = lock(&self.lanes);
+            let lane = &mut lanes[l];
+            lane.unasked[m] -= 1;
+            if lane.unasked[m] == 0 && lane.current == m {
+                lane.advance();
+            }
+            // Only where another model follows on the same server.
+            lane.unasked[m] == 0 && m + 1 < lane.unasked.len()
+        };
+        if done {
+            // Let the server go of it before the next model's first request.
+            self.work.model_done(&self.cases[i].model);
             self.ready_changed.notify_all();
         }
     }
@@ -567,6 +578,82 @@ mod tests {
             };
             assert_eq!(s.wait(c), Some(expected));
         }
+    }
+
+    fn of_model(model: &str, cases: &[CaseId]) -> Vec<CaseId> {
+        cases
+            .iter()
+            .map(|c| CaseId {
+                model: Some(model.into()),
+                ..c.clone()
+            })
+            .collect()
+    }
+
+    fn run_lanes(probe: &Arc<Probe>, cases: &[CaseId], history: Option<usize>, lanes: Vec<Lane>) {
+        let s = Scheduler::start_lanes(
+            probe.clone(),
+            cases.to_vec(),
+            history,
+            HashMap::new(),
+            lanes,
+            2,
+            Arc::new(AtomicBool::new(false)),
+        );
+        for c in cases {
+            assert!(s.wait(c).is_some(), "{}", c.test_name());
+        }
+    }
+
+    /// The models asked, in ask order, with consecutive repeats merged.
+    fn model_runs(probe: &Probe) -> Vec<String> {
+        let mut runs: Vec<String> = Vec::new();
+        for (name, _) in lock(&probe.seen).iter() {
+            let model = name.split("::").next().unwrap().to_string();
+            if runs.last() != Some(&model) {
+                runs.push(model);
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn models_of_one_server_are_asked_one_after_another() {
+        for history in [None, Some(10)] {
+            let probe = Arc::new(Probe::new(2, 3));
+            let one = cases(&["p1", "p2", "p3"], 4);
+            let mut all = of_model("a", &one);
+            all.extend(of_model("b", &one));
+            let lane = Lane {
+                models: vec![Some("a".into()), Some("b".into())],
+                slots: 3,
+            };
+            run_lanes(&probe, &all, history, vec![lane]);
+            assert_eq!(model_runs(&probe), ["a", "b"], "history {history:?}");
+            assert!(probe.peak_asking.load(Ordering::SeqCst) <= 3);
+        }
+    }
+
+    #[test]
+    fn models_of_different_servers_are_asked_at_once() {
+        let probe = Arc::new(Probe::new(20, 1));
+        let one = cases(&["p1", "p2"], 3);
+        let mut all = of_model("a", &one);
+        all.extend(of_model("b", &one));
+        let lanes = vec![
+            Lane {
+                models: vec![Some("a".into())],
+                slots: 2,
+            },
+            Lane {
+                models: vec![Some("b".into())],
+                slots: 1,
+            },
+        ];
+        run_lanes(&probe, &all, None, lanes);
+        // Both servers full at once: their slots summed.
+        assert_eq!(probe.peak_asking.load(Ordering::SeqCst), 3);
+        assert!(model_runs(&probe).len() > 2, "the lanes did not interleave");
     }
 
     #[test]

@@ -203,6 +203,10 @@ pub trait Backend: Send + Sync {
     }
     /// One chat completion for `case`.
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
+    /// Every case of `model` has been asked: a server that keeps models
+    /// loaded may let it go, so the next model of a multi-model run has
+    /// the server to itself (one model resident at a time).
+    fn release(&self, _model: &str) {}
 }
 
 /// The server's context window as the connection test saw it.

@@ -96,6 +96,23 @@ impl Backend for Ollama {
         self.digest.get().map(|d| format!("digest {d}"))
     }
 
+    /// Unloads the model (Ollama's documented `keep_alive: 0` request with
+    /// no prompt): otherwise it stays resident for keep_alive (5 minutes by
+    /// default) beside the next model of the run. A failure only costs
+    /// memory, so it is logged, never an error.
+    fn release(&self, model: &str) {
+        let body = serde_json::json!({"model": model, "keep_alive": 0});
+        if let Err(e) = self
+            .http
+            .send("/api/generate", Some(&body), super::http::CHECK_TIMEOUT)
+        {
+            tracing::debug!(
+                "could not unload {model} from {}: {e:?}",
+                self.http.base_url()
+            );
+        }
+    }
+
     fn check(&self, model: &str) -> Result<(), ConnectError> {
         // /api/version proves the server is there; a server that answers but
         // does not implement it (an Ollama-compatible proxy) is still usable,

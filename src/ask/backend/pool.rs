@@ -128,6 +128,12 @@ impl Backend for Pool {
         self.alive().find_map(|(_, m)| m.backend.model_identity())
     }
 
+    fn release(&self, model: &str) {
+        for (_, m) in self.alive() {
+            m.backend.release(model);
+        }
+    }
+
     /// The smallest window any live endpoint reports.
     fn window(&self) -> ServerWindow {
         let windows: Vec<ServerWindow> = self.alive().map(|(_, m)| m.backend.window()).collect();
