@@ -718,6 +718,13 @@ impl Config {
                 value: v.clone(),
                 message: "expected one of: auto, ollama, openai, replay".into(),
             })?;
+            // The environment is over the file for every model: a
+            // `[[models]]` table's `backend` must not undo
+            // PROMPTEVAL_BACKEND=replay (each model then replays its own
+            // recordings instead of asking its server).
+            for m in &mut self.models {
+                m.backend = None;
+            }
         }
         if let Some(v) = get("PROMPTEVAL_LANGUAGE") {
             self.language = Language::parse(&v).ok_or_else(|| ConfigError::Env {

@@ -94,8 +94,13 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupEr
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "merged".into());
+    let models = merged_models(&parts);
     let mut manifest = first.manifest.clone();
     manifest.test_id = test_id.clone();
+    if !models.is_empty() {
+        // A part says only the servers of the models it asked.
+        (manifest.backend, manifest.endpoint) = served_by(&models);
+    }
     manifest.shard = None;
     manifest.cases = parts
         .iter()
@@ -124,10 +129,52 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupEr
     info.complete = parts.iter().all(|p| p.info.complete);
     info.not_evaluated = manifest.not_evaluated.clone();
     info.cache = None;
+    if !models.is_empty() {
+        (info.backend, info.endpoint) = (manifest.backend.clone(), manifest.endpoint.clone());
+    }
+    info.models = models;
     report::write_json(&out.join(RUN_INFO), &info).map_err(io)?;
     let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
     let table = report::terminal_table(&summary, report::Labels::of(info.language));
     Ok((summary, table))
+}
+
+/// A multi-model run's models over all the parts: each model's planned
+/// cases are the sum of its parts' (a part plans only its own chains), and
+/// its server is that of a part which asked it (a part the shard gave no
+/// case of a model never contacted it, and says "none").
+fn merged_models(parts: &[Part]) -> Vec<report::ModelRun> {
+    let first = &parts[0].info.models;
+    first
+        .iter()
+        .map(|model| {
+            let mine: Vec<&report::ModelRun> = parts
+                .iter()
+                .filter_map(|p| p.info.models.iter().find(|m| m.name == model.name))
+                .collect();
+            let asked = mine
+                .iter()
+                .find(|m| m.unavailable.is_none() && m.backend != "none")
+                .or_else(|| mine.iter().find(|m| m.unavailable.is_some()))
+                .copied()
+                .unwrap_or(model);
+            report::ModelRun {
+                planned_cases: mine.iter().map(|m| m.planned_cases).sum(),
+                ..asked.clone()
+            }
+        })
+        .collect()
+}
+
+/// The run's `backend` and `endpoint` from its models', as a run of all
+/// of them says them (session::models::Opened::served_by): the models that
+/// were asked, in order, kinds without repeats next to each other.
+fn served_by(models: &[report::ModelRun]) -> (String, String) {
+    let asked: Vec<&report::ModelRun> = models.iter().filter(|m| m.backend != "none").collect();
+    let mut kinds: Vec<&str> = asked.iter().map(|m| m.backend.as_str()).collect();
+    kinds.dedup();
+    let endpoints: Vec<&str> = asked.iter().map(|m| m.endpoint.as_str()).collect();
+    (kinds.join(", "), endpoints.join(", "))
 }
 
 /// Parts 1..n of one run, each once.
@@ -147,6 +194,7 @@ fn check(parts: &[Part]) -> Result<(), SetupError> {
     let mut seen = vec![None; n as usize];
     for p in parts {
         let same = p.manifest.model == first.manifest.model
+            && p.manifest.models == first.manifest.models
             && p.manifest.rounds == first.manifest.rounds
             && p.manifest.samples == first.manifest.samples
             && p.manifest.suite.file_name() == first.manifest.suite.file_name();
