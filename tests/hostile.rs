@@ -688,7 +688,9 @@ print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] > 20, os.umask(0) != 0o077)
     // atexit callbacks of the installation's own start-up (.pth files) count.
     let clean = run(look).stdout;
     assert!(
-        clean.starts_with("False False False\n[False, False, False]\nFalse 1000\nNone None\nTrue True\nTrue "),
+        clean.starts_with(
+            "False False False\n[False, False, False]\nFalse 1000\nNone None\nTrue True\nTrue "
+        ),
         "{clean}"
     );
     for _ in 0..3 {
@@ -750,7 +752,10 @@ except OSError as e:
         let r = run(code);
         assert!(r.stdout.contains("closed 3 9\nclosed 4 9\n"), "{r:?}");
         assert_eq!(r.stdout.matches("denied").count(), 2, "{r:?}");
-        assert!(!r.stdout.contains("wrote") && !r.stdout.contains("reached"), "{r:?}");
+        assert!(
+            !r.stdout.contains("wrote") && !r.stdout.contains("reached"),
+            "{r:?}"
+        );
         assert_host_fine();
         let r = run("print('next')");
         assert_eq!(r.stdout, "next\n", "{r:?}");

@@ -182,13 +182,20 @@ fn without_slot_name(text: &str) -> String {
     let slot = regex::Regex::new(r"prompteval-sandbox-[0-9]+-[A-Za-z0-9]+/slot-[A-Za-z0-9]+");
     let address = regex::Regex::new(r" at 0x[0-9a-f]+");
     let text = slot.unwrap().replace_all(text, "SLOT").into_owned();
-    address.unwrap().replace_all(&text, " at ADDRESS").into_owned()
+    address
+        .unwrap()
+        .replace_all(&text, " at ADDRESS")
+        .into_owned()
 }
 
 #[test]
 fn a_program_sees_the_same_interpreter_warm_or_fresh() {
     let warm = sandbox();
-    assert!(warm.warm(), "the warm interpreter is not in use here: {:?}", warm.isolation());
+    assert!(
+        warm.warm(),
+        "the warm interpreter is not in use here: {:?}",
+        warm.isolation()
+    );
     let fresh = Sandbox::new(&SandboxConfig {
         timeout_secs: 5.0,
         warm: false,
