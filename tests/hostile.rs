@@ -115,6 +115,9 @@ fn warm_in_use() -> Result<Warm, String> {
     }
 }
 
+/// A test function and its name.
+type Named<F> = (&'static str, F);
+
 /// `(name, test)` pairs named after the functions.
 macro_rules! named {
     ($($test:ident),* $(,)?) => {
@@ -124,7 +127,7 @@ macro_rules! named {
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let plain: Vec<(&str, fn())> = named![
+    let plain: Vec<Named<fn()>> = named![
         fork_bomb_is_bounded_and_ends,
         memory_bomb_gets_memory_error,
         growing_memory_bomb_is_stopped,
@@ -147,7 +150,7 @@ fn main() -> ExitCode {
         nothing_a_case_changes_reaches_the_next,
         the_interpreters_start_up_is_not_visible,
     ];
-    let isolated: Vec<(&str, fn(FullIsolation))> = named![
+    let isolated: Vec<Named<fn(FullIsolation)>> = named![
         fork_count_is_capped_at_max_processes,
         writes_outside_the_case_folder_fail,
         secrets_in_home_and_the_repo_cannot_be_read,
