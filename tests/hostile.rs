@@ -22,14 +22,36 @@ use prompteval::execute::sandbox::Sandbox;
 
 const TIMEOUT_SECS: f64 = 3.0;
 
+/// How cases start: each hostile program runs against both.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Start {
+    /// A fresh interpreter per case (`[sandbox] warm = false`).
+    Fresh,
+    /// Forked from the slot's warm interpreter (`[sandbox] warm = true`).
+    Warm,
+}
+
+thread_local! {
+    /// The mode of the trial running on this thread.
+    static START: std::cell::Cell<Start> = const { std::cell::Cell::new(Start::Fresh) };
+}
+
+/// The shared sandbox of the current trial's mode.
 fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
+    static FRESH: OnceLock<Sandbox> = OnceLock::new();
+    static WARM: OnceLock<Sandbox> = OnceLock::new();
+    let start = START.with(|s| s.get());
+    let cell = match start {
+        Start::Fresh => &FRESH,
+        Start::Warm => &WARM,
+    };
+    cell.get_or_init(|| {
         let config = SandboxConfig {
             timeout_secs: TIMEOUT_SECS,
             output_limit_bytes: 64 * 1024,
             memory_mb: 512,
             max_file_mb: 16,
+            warm: start == Start::Warm,
             ..SandboxConfig::default()
         };
         Sandbox::new(&config).expect("sandbox")
@@ -58,22 +80,54 @@ fn assert_host_fine() {
 #[derive(Clone)]
 struct FullIsolation;
 
-fn full_isolation() -> Result<FullIsolation, String> {
+fn full_isolation(start: Start) -> Result<FullIsolation, String> {
+    START.with(|s| s.set(start));
     let warnings = &sandbox().isolation().warnings;
-    if warnings.is_empty() {
-        Ok(FullIsolation)
-    } else {
-        Err(format!(
+    if !warnings.is_empty() {
+        return Err(format!(
             "the sandbox is not fully isolated on this machine: {}",
             warnings.join("; ")
+        ));
+    }
+    if start == Start::Warm && !sandbox().warm() {
+        return Err(format!(
+            "the warm interpreter does not work here: {}",
+            sandbox().isolation().environment
+        ));
+    }
+    Ok(FullIsolation)
+}
+
+/// The warm interpreter is in use (a fallback to fresh starts would make
+/// the warm trials test the fresh path twice).
+#[derive(Clone)]
+struct Warm;
+
+fn warm_in_use() -> Result<Warm, String> {
+    START.with(|s| s.set(Start::Warm));
+    if sandbox().warm() {
+        Ok(Warm)
+    } else {
+        Err(format!(
+            "the warm interpreter does not work here: {}",
+            sandbox().isolation().environment
         ))
     }
 }
 
+/// A test function and its name.
+type Named<F> = (&'static str, F);
+
+/// `(name, test)` pairs named after the functions.
+macro_rules! named {
+    ($($test:ident),* $(,)?) => {
+        vec![$((stringify!($test), $test as _)),*]
+    };
+}
+
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let isolated = full_isolation();
-    let mut trials = trials::plain_trials![
+    let plain: Vec<Named<fn()>> = named![
         fork_bomb_is_bounded_and_ends,
         memory_bomb_gets_memory_error,
         growing_memory_bomb_is_stopped,
@@ -93,8 +147,10 @@ fn main() -> ExitCode {
         non_utf8_text_output,
         closing_stdout_early,
         concurrent_runs_do_not_interfere,
+        nothing_a_case_changes_reaches_the_next,
+        the_interpreters_start_up_is_not_visible,
     ];
-    trials.extend(trials::needing_trials![&args, &isolated;
+    let isolated: Vec<Named<fn(FullIsolation)>> = named![
         fork_count_is_capped_at_max_processes,
         writes_outside_the_case_folder_fail,
         secrets_in_home_and_the_repo_cannot_be_read,
@@ -102,7 +158,36 @@ fn main() -> ExitCode {
         mounts_cannot_be_changed,
         every_case_starts_from_a_clean_folder,
         the_network_namespace_is_left_as_found,
-    ]);
+        the_warm_server_cannot_be_reached,
+    ];
+    let warm = if args.list { Ok(Warm) } else { warm_in_use() };
+    let mut trials = Vec::new();
+    for start in [Start::Fresh, Start::Warm] {
+        let prefix = format!("{start:?}").to_lowercase();
+        for (name, test) in plain.iter().copied() {
+            let name = format!("{prefix}::{name}");
+            let with_mode = move || {
+                START.with(|s| s.set(start));
+                test()
+            };
+            trials.push(match start {
+                Start::Fresh => trials::plain(&name, with_mode),
+                Start::Warm => trials::needing(&args, &warm, &name, move |_: Warm| with_mode()),
+            });
+        }
+        let isolated_here = if args.list {
+            Ok(FullIsolation)
+        } else {
+            full_isolation(start)
+        };
+        for (name, test) in isolated.iter().copied() {
+            let name = format!("{prefix}::{name}");
+            trials.push(trials::needing(&args, &isolated_here, &name, move |part| {
+                START.with(|s| s.set(start));
+                test(part)
+            }));
+        }
+    }
     trials::run(&args, trials)
 }
 
@@ -555,16 +640,127 @@ fn closing_stdout_early() {
 }
 
 fn concurrent_runs_do_not_interfere() {
+    // The trial's mode is this thread's: the sandbox is taken here.
+    let sandbox = sandbox();
     let handles: Vec<_> = (0..4)
         .map(|i| {
             std::thread::spawn(move || {
                 let code = format!("import os\nopen('mine', 'w').write('{i}')\nprint(sorted(os.listdir('.')), open('mine').read())");
-                sandbox().run(&code).expect("run")
+                sandbox.run(&code).expect("run")
             })
         })
         .collect();
     for (i, h) in handles.into_iter().enumerate() {
         let r = h.join().expect("thread");
         assert_eq!(r.stdout, format!("['main.py', 'mine'] {i}\n"), "{r:?}");
+    }
+}
+
+/// What one case changes in its interpreter (modules, their attributes,
+/// sys.path, the environment, signal handlers and mask, atexit, limits,
+/// files beside it) never reaches the next: against a warm interpreter,
+/// each case is a fork of a server that never ran case code.
+fn nothing_a_case_changes_reaches_the_next() {
+    let meddle = r#"
+import os, sys, signal, atexit, builtins, json, decimal, resource
+os.LEFTOVER = sys.LEFTOVER = builtins.LEFTOVER = json.LEFTOVER = 1
+sys.modules['leftover_module'] = json
+sys.path.insert(0, '/leftover')
+sys.setrecursionlimit(50)
+os.environ['LEFTOVER'] = '1'
+os.putenv('LEFTOVER_C', '1')
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+atexit.register(print, 'leftover atexit')
+resource.setrlimit(resource.RLIMIT_NOFILE, (20, 20))
+os.umask(0o077)
+sys.stdout.write('buffered, never flushed by a leftover')
+os._exit(0)
+"#;
+    let look = r#"
+import os, sys, signal, atexit, builtins, resource
+print('json' in sys.modules, 'decimal' in sys.modules, 'leftover_module' in sys.modules)
+print([hasattr(m, 'LEFTOVER') for m in (os, sys, builtins)])
+print('/leftover' in sys.path, sys.getrecursionlimit())
+print(os.environ.get('LEFTOVER'), os.getenv('LEFTOVER_C'))
+print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, signal.getsignal(signal.SIGINT) == signal.default_int_handler)
+print(signal.pthread_sigmask(signal.SIG_BLOCK, []) == set(), atexit._ncallbacks())
+print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] > 20, os.umask(0) != 0o077)
+"#;
+    // atexit callbacks of the installation's own start-up (.pth files) count.
+    let clean = run(look).stdout;
+    assert!(
+        clean.starts_with(
+            "False False False\n[False, False, False]\nFalse 1000\nNone None\nTrue True\nTrue "
+        ),
+        "{clean}"
+    );
+    for _ in 0..3 {
+        let r = run(meddle);
+        assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), ""), "{r:?}");
+        let r = run(look);
+        assert_eq!(r.stdout, clean, "{r:?}");
+    }
+}
+
+/// What the harness does before the program (the warm server's imports,
+/// its folder on PYTHONPATH, its descriptors) is not visible to it.
+fn the_interpreters_start_up_is_not_visible() {
+    let code = r#"
+import os, sys, gc
+print([m for m in ('ctypes', '_ctypes', '_socket', 'resource', 'sitecustomize') if m in sys.modules])
+print([p for p in sys.path if 'prompteval' in p], [p for p in sys.path_importer_cache if 'prompteval' in p and not p.endswith('main.py')])
+print('PYTHONPATH' in os.environ, os.getenv('PYTHONPATH'))
+fds = []
+for fd in range(3, 1024):
+    try:
+        os.fstat(fd)
+        fds.append(fd)
+    except OSError:
+        pass
+print(fds)
+print(sys._getframe().f_back, len([f for f in gc.get_objects() if type(f).__name__ == 'function' and f.__module__ == 'sitecustomize']))
+"#;
+    let r = run(code);
+    assert_eq!(r.stdout, "[]\n[] []\nFalse None\n[]\nNone 0\n", "{r:?}");
+    assert_eq!(r.stderr, "", "{r:?}");
+}
+
+/// The warm server's socket and the slot's ruleset are closed before the
+/// program starts, and its folder cannot be read or written: a case can
+/// neither talk to the server nor change what the next case runs.
+fn the_warm_server_cannot_be_reached(_: FullIsolation) {
+    let code = r#"
+import os, socket, glob
+for fd in (3, 4):
+    try:
+        socket.socket(fileno=fd).send(b'case')
+        print('reached', fd)
+    except OSError as e:
+        print('closed', fd, e.errno)
+tmp = os.path.dirname(os.path.dirname(os.getcwd()))
+for p in [os.path.join(tmp, 'warm', 'sitecustomize.py'), os.path.join(tmp, 'warm')]:
+    try:
+        open(p, 'a').write('print("hijacked")')
+        print('wrote', p)
+    except OSError as e:
+        print('denied', e.errno)
+try:
+    os.kill(1, 9)
+except OSError as e:
+    print('reaper', e.errno)
+"#;
+    for _ in 0..2 {
+        let r = run(code);
+        assert!(r.stdout.contains("closed 3 9\nclosed 4 9\n"), "{r:?}");
+        assert_eq!(r.stdout.matches("denied").count(), 2, "{r:?}");
+        assert!(
+            !r.stdout.contains("wrote") && !r.stdout.contains("reached"),
+            "{r:?}"
+        );
+        assert_host_fine();
+        let r = run("print('next')");
+        assert_eq!(r.stdout, "next\n", "{r:?}");
     }
 }

@@ -232,6 +232,11 @@ pub struct SandboxConfig {
     pub max_processes: u64,
     pub max_file_mb: u64,
     pub max_open_files: u64,
+    /// One warm interpreter per execution slot, forked per case with the
+    /// same isolation (docs/internals/sandbox.md); false starts a fresh
+    /// interpreter per case. Falls back to fresh, with a warning, where the
+    /// warm one cannot start.
+    pub warm: bool,
 }
 
 impl Default for SandboxConfig {
@@ -245,6 +250,7 @@ impl Default for SandboxConfig {
             max_processes: 64,
             max_file_mb: 64,
             max_open_files: 256,
+            warm: true,
         }
     }
 }

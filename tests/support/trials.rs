@@ -21,7 +21,7 @@ use libtest_mimic::{Arguments, Completion, Trial};
 pub use prompteval::terminal::console::in_ci as under_ci;
 
 /// A test that needs nothing beyond the machine the suite always needs.
-pub fn plain(name: &str, test: fn()) -> Trial {
+pub fn plain(name: &str, test: impl Fn() + Send + 'static) -> Trial {
     Trial::test(name, move || {
         test();
         Ok(())
@@ -34,7 +34,7 @@ pub fn needing<T: Clone + Send + 'static>(
     args: &Arguments,
     part: &Result<T, String>,
     name: &str,
-    test: fn(T),
+    test: impl Fn(T) + Send + 'static,
 ) -> Trial {
     match part.clone() {
         Ok(part) => Trial::test(name, move || {

@@ -27,6 +27,7 @@ mod isolate;
 mod limits;
 mod mode;
 mod probe;
+mod warm;
 mod zygote;
 
 use std::ffi::{CString, OsString};
@@ -35,7 +36,7 @@ use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -105,6 +106,11 @@ pub struct Sandbox {
     /// Whether namespaced cases fork from a server (see zygote.rs) rather
     /// than from the harness; false where the server cannot work.
     fork_server: bool,
+    /// The warm interpreter's folder (warm.rs) when the fork servers run
+    /// one warm interpreter each; None: a fresh interpreter per case.
+    warm: Option<PathBuf>,
+    /// Why the warm interpreter is not used although configured.
+    warm_refused: Option<String>,
     config: SandboxConfig,
     python: Interpreter,
     isolation: Isolation,
@@ -146,6 +152,15 @@ impl Sandbox {
                 ))
             })?;
         let policy = FsPolicy::for_interpreter(&python.prefixes);
+        let mut warm_refused = None;
+        let warm = match (config.warm && fork_server, warm::install(cases.path())) {
+            (false, _) => None,
+            (true, Ok(dir)) => Some(dir),
+            (true, Err(e)) => {
+                warm_refused = Some(format!("cannot write its server: {e}"));
+                None
+            }
+        };
         let mut warnings = Vec::new();
         let landlock = probe_landlock(&policy, &mut warnings);
         let cgroup = match RunCgroup::create() {
@@ -163,6 +178,8 @@ impl Sandbox {
         let mut sandbox = Sandbox {
             servers: Mutex::new(Vec::new()),
             fork_server,
+            warm,
+            warm_refused,
             config: config.clone(),
             limits: Limits::from_config(config),
             timeout: Duration::try_from_secs_f64(config.timeout_secs)
@@ -180,6 +197,14 @@ impl Sandbox {
             cgroup,
         };
         let findings = sandbox.settle_mode(&mut warnings)?;
+        if let Some(why) = &sandbox.warm_refused
+            && config.warm
+        {
+            tracing::warn!(
+                "sandbox: the warm interpreter is not used ({why}); every case starts a fresh \
+                 interpreter, which is slower. `[sandbox] warm = false` says so on purpose"
+            );
+        }
         sandbox.isolation = sandbox.describe(&findings, warnings);
         if !sandbox.isolation.warnings.is_empty() {
             tracing::warn!(
@@ -196,6 +221,12 @@ impl Sandbox {
 
     pub fn python(&self) -> &Path {
         &self.python.executable
+    }
+
+    /// Whether cases fork from a warm interpreter per slot (`[sandbox]
+    /// warm`, where it works here) rather than each starting a fresh one.
+    pub fn warm(&self) -> bool {
+        self.warm.is_some() && self.serves(self.mode)
     }
 
     /// Runs one program in a fresh temp dir and returns what it did.
@@ -236,6 +267,14 @@ impl Sandbox {
                     }
                     warnings.extend(failures);
                     return Ok(findings);
+                }
+                Err(why) if self.serves(self.mode) && self.warm.is_some() => {
+                    // Announced once the mode is settled (build).
+                    self.warm_refused = Some(why);
+                    self.warm = None;
+                    if let Ok(idle) = self.servers.get_mut() {
+                        idle.clear();
+                    }
                 }
                 Err(why) if self.serves(self.mode) => {
                     tracing::warn!(
@@ -351,7 +390,7 @@ impl Sandbox {
 
     fn take_server(&self, mode: Mode) -> Result<Zygote, SandboxError> {
         let idle = self.servers.lock().ok().and_then(|mut s| s.pop());
-        if let Some(server) = idle.filter(|s| s.mode == mode) {
+        if let Some(server) = idle.filter(|s| s.mode == mode && s.warm == self.warm.is_some()) {
             return Ok(server);
         }
         self.spawn_server(mode)
@@ -372,6 +411,7 @@ impl Sandbox {
             env: &env,
             tmpfs: self.tmpfs_options(),
             limits: self.limits,
+            warm: self.warm.as_deref(),
         })
         .map_err(|why| error(format!("cannot start a fork server: {why}")))
     }
@@ -584,8 +624,18 @@ impl Sandbox {
                 "unexpected environment variables reach the program: {extra:?}"
             ));
         }
+        let interpreter = if self.warm() {
+            "one warm interpreter per slot, forked per case (hash seed fixed per run)".to_string()
+        } else {
+            match &self.warm_refused {
+                Some(why) if self.config.warm => {
+                    format!("a fresh interpreter per case (the warm one failed: {why})")
+                }
+                _ => "a fresh interpreter per case".to_string(),
+            }
+        };
         let environment = format!(
-            "scrubbed: only {} ({}); python {}; stdin /dev/null",
+            "scrubbed: only {} ({}); python {}; stdin /dev/null; {interpreter}",
             f.env.join(", "),
             if f.hash_seed_fixed {
                 "hash seed fixed"

@@ -137,3 +137,83 @@ fn isolation_reports_what_the_probe_saw() {
         assert!(i.processes.starts_with("pid namespace"), "{i:?}");
     }
 }
+
+/// What a program can see of its interpreter's state, one fact per line.
+const STATE_DUMP: &str = r#"
+import sys, os, gc, atexit, signal, resource, threading
+print(sys.argv, sys.path, __file__, __name__, __spec__, __package__, __cached__, type(__loader__).__name__)
+print(sorted(globals()))
+print(list(sys.modules))
+print(sorted(sys.path_importer_cache))
+print(list(os.environ.items()))
+print(sys.flags, sys.orig_argv[1:], sys.executable)
+for f in (sys.stdin, sys.stdout, sys.stderr):
+    print(f.name, f.mode, f.encoding, f.errors, f.line_buffering, f.write_through, type(f.buffer).__name__, getattr(f.buffer, 'buffer_size', None), f.buffer.raw.name)
+print(sys.stdout is sys.__stdout__, sys.stderr is sys.__stderr__, sys.stdin is sys.__stdin__)
+print(sys.getrecursionlimit(), sys._getframe().f_back)
+def depth(n=0):
+    try:
+        return depth(n + 1)
+    except RecursionError:
+        return n
+print(depth())
+print(os.getpid(), os.getppid(), os.getsid(0), os.getpgrp(), os.getcwd(), sorted(os.listdir('.')))
+print([signal.getsignal(s) for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)])
+print(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+open_fds = []
+for fd in range(256):
+    try:
+        os.fstat(fd)
+        open_fds.append(fd)
+    except OSError:
+        pass
+print(open_fds)
+print([resource.getrlimit(r) for r in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE, resource.RLIMIT_CORE, resource.RLIMIT_NPROC)])
+print(hash('abc'), hash(b'abc'), {'b', 'a', 'c'})
+print(threading.main_thread().name, threading.active_count(), threading.current_thread() is threading.main_thread())
+print(atexit._ncallbacks(), os.umask(0o22), sys.getswitchinterval(), gc.isenabled(), gc.get_threshold())
+print(sys.meta_path, sys.path_hooks, sys.warnoptions, sys._xoptions)
+print(sys.exc_info(), getattr(sys, 'last_type', None))
+"#;
+
+/// The slot folder's random name, which differs between two sandboxes, and
+/// object addresses, which differ between any two starts (ASLR).
+fn without_slot_name(text: &str) -> String {
+    let slot = regex::Regex::new(r"prompteval-sandbox-[0-9]+-[A-Za-z0-9]+/slot-[A-Za-z0-9]+");
+    let address = regex::Regex::new(r" at 0x[0-9a-f]+");
+    let text = slot.unwrap().replace_all(text, "SLOT").into_owned();
+    address
+        .unwrap()
+        .replace_all(&text, " at ADDRESS")
+        .into_owned()
+}
+
+#[test]
+fn a_program_sees_the_same_interpreter_warm_or_fresh() {
+    let warm = sandbox();
+    assert!(
+        warm.warm(),
+        "the warm interpreter is not in use here: {:?}",
+        warm.isolation()
+    );
+    let fresh = Sandbox::new(&SandboxConfig {
+        timeout_secs: 5.0,
+        warm: false,
+        ..SandboxConfig::default()
+    })
+    .unwrap();
+    assert!(!fresh.warm());
+    let w = warm.run(STATE_DUMP).unwrap();
+    let f = fresh.run(STATE_DUMP).unwrap();
+    assert_eq!(f.exit_code, Some(0), "{f:?}");
+    let (w_out, f_out) = (without_slot_name(&w.stdout), without_slot_name(&f.stdout));
+    let differ: Vec<String> = w_out
+        .lines()
+        .zip(f_out.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("warm:  {a}\nfresh: {b}"))
+        .collect();
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert_eq!(w_out, f_out);
+    assert_eq!(w.stderr, f.stderr);
+}

@@ -23,7 +23,7 @@
 
 use std::ffi::{CString, OsString};
 use std::fs::File;
-use std::io::{self, IoSlice, IoSliceMut, Read, Write};
+use std::io::{self, IoSlice, IoSliceMut, Read, Seek, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -46,6 +46,7 @@ use super::isolate::{
 };
 use super::limits::Limits;
 use super::mode::Mode;
+use super::warm;
 
 /// Setup steps of a case, as reported in `REPORT_FAILED`.
 const STAGES: &[&str] = &[
@@ -58,7 +59,7 @@ const STAGES: &[&str] = &[
     "setting rlimits",
     "starting the reaper",
     "enforcing landlock",
-    "executing the interpreter",
+    "executing the interpreter (or handing the warm one over)",
     "forking the case",
     "creating the slot's network namespace",
 ];
@@ -74,6 +75,23 @@ const LANDLOCK: i32 = 8;
 const EXEC: i32 = 9;
 const FORK: i32 = 10;
 const SLOT_NETWORK: i32 = 11;
+
+/// The stages the warm interpreter reports by number (warm_server.py).
+#[cfg(test)]
+pub(super) fn stage_numbers() -> [(&'static str, i32); 10] {
+    [
+        ("_NAMESPACES", NAMESPACES),
+        ("_BIND_SLOT", BIND_SLOT),
+        ("_MOUNT_TMPFS", MOUNT_TMPFS),
+        ("_ENTER_FOLDER", ENTER_FOLDER),
+        ("_WRITE_SCRIPT", WRITE_SCRIPT),
+        ("_RLIMITS", RLIMITS),
+        ("_REAPER", REAPER),
+        ("_LANDLOCK", LANDLOCK),
+        ("_HAND_OVER", EXEC),
+        ("_FORK", FORK),
+    ]
+}
 
 /// The server's "ready" message after it joined its cgroup.
 const READY: i32 = 0;
@@ -96,6 +114,9 @@ pub(super) struct ServerSpec<'a> {
     pub env: &'a dyn Fn(&Path) -> Vec<(&'static str, OsString)>,
     pub tmpfs: CString,
     pub limits: Limits,
+    /// The warm interpreter's folder (warm.rs): the server execs it instead
+    /// of forking a fresh interpreter per case.
+    pub warm: Option<&'a Path>,
 }
 
 /// The harness's handle on one server.
@@ -103,6 +124,8 @@ pub(super) struct Zygote {
     pid: libc::pid_t,
     sock: OwnedFd,
     pub mode: Mode,
+    /// Whether this is a warm interpreter (warm.rs) rather than the Rust server.
+    pub warm: bool,
     /// Removed after the server is gone (field order: dropped after `sock`).
     _cgroup: Option<CaseCgroup>,
     _slot: tempfile::TempDir,
@@ -140,6 +163,15 @@ pub(super) enum ZygoteError {
     Stage(#[from] StageFailure),
     #[error("the fork server exited while starting")]
     ExitedWhileStarting,
+    /// The warm interpreter did not say it was ready; `output` is what it
+    /// wrote (a traceback, say).
+    #[error("the warm interpreter did not start ({cause}){}", warm_output(.output))]
+    WarmStart {
+        cause: Box<ZygoteError>,
+        output: String,
+    },
+    #[error("cannot create the warm interpreter's log: {0}")]
+    WarmLog(#[source] io::Error),
     #[error("the fork server's socket failed: {0}")]
     SocketFailed(#[source] rustix::io::Errno),
 }
@@ -201,6 +233,38 @@ impl Zygote {
             None,
         )
         .map_err(ZygoteError::Socket)?;
+        let warm_log = match spec.warm {
+            Some(_) => Some(File::from(
+                rustix::fs::memfd_create("prompteval-warm-log", rustix::fs::MemfdFlags::CLOEXEC)
+                    .map_err(|e| ZygoteError::WarmLog(e.into()))?,
+            )),
+            None => None,
+        };
+        let warm = match (spec.warm, &warm_log) {
+            (Some(dir), Some(log)) => Some(WarmExec {
+                exec: Exec::new(
+                    spec.python,
+                    spec.args,
+                    &warm::server_env((spec.env)(&case), dir),
+                )?,
+                log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
+            }),
+            _ => None,
+        };
+        let config = spec.warm.map(|_| {
+            let ids = isolate::id_maps();
+            warm::ServerConfig {
+                slot: slot.path(),
+                case: &case,
+                tmpfs: spec.tmpfs.as_bytes(),
+                uid_map: &ids.0,
+                gid_map: &ids.1,
+                bind_flags: u64::from(locked_flags(slot.path()).bits()),
+                limits: spec.limits,
+                landlock: spec.mode.landlock.is_some(),
+            }
+            .message()
+        });
         let plan = Plan {
             sock: theirs,
             null: File::options()
@@ -221,6 +285,7 @@ impl Zygote {
             tmpfs: spec.tmpfs.clone(),
             limits: spec.limits,
             exec: Exec::new(spec.python, spec.args, &(spec.env)(&case))?,
+            warm,
         };
         let pid = isolate::fork().map_err(ZygoteError::Fork)?;
         if pid == 0 {
@@ -231,11 +296,28 @@ impl Zygote {
             pid,
             sock: ours,
             mode: spec.mode,
+            warm: spec.warm.is_some(),
             _cgroup: cgroup,
             _slot: slot,
         };
-        zygote.await_ready()?;
-        Ok(zygote)
+        let ready = match &config {
+            Some(message) => rustix::net::send(&zygote.sock, message, SendFlags::NOSIGNAL)
+                .map_err(ZygoteError::SocketFailed)
+                .and_then(|_| zygote.await_ready()),
+            None => zygote.await_ready(),
+        };
+        match (ready, warm_log) {
+            (Ok(()), _) => Ok(zygote),
+            (Err(cause), Some(log)) => {
+                // Reaped first, so that the log holds all it wrote.
+                drop(zygote);
+                Err(ZygoteError::WarmStart {
+                    cause: Box::new(cause),
+                    output: read_log(&log),
+                })
+            }
+            (Err(e), None) => Err(e),
+        }
     }
 
     fn await_ready(&self) -> Result<(), ZygoteError> {
@@ -304,7 +386,11 @@ impl Zygote {
         }
         let duration = started.elapsed();
         if let Some(value) = watch.failed {
-            return Err(Failure::Setup(stage_error(value).to_string()));
+            return Err(Failure::Setup(format!(
+                "{}{}",
+                stage_error(value),
+                warm_output(&read_log(stderr))
+            )));
         }
         if watch.status.is_none() && !timed_out {
             return Err(if self.alive() {
@@ -523,6 +609,30 @@ impl Exec {
     }
 }
 
+/// The warm interpreter the server execs instead of serving (warm.rs).
+struct WarmExec {
+    exec: Exec,
+    /// Its stdout and stderr: what it says when it cannot start.
+    log: OwnedFd,
+}
+
+/// Up to the last 2 KiB the warm interpreter wrote.
+fn read_log(log: &File) -> String {
+    let mut text = Vec::new();
+    let _ = (&*log).seek(io::SeekFrom::Start(0));
+    let _ = (&*log).read_to_end(&mut text);
+    let tail = &text[text.len().saturating_sub(2048)..];
+    String::from_utf8_lossy(tail).trim().to_string()
+}
+
+fn warm_output(output: &str) -> String {
+    if output.is_empty() {
+        String::new()
+    } else {
+        format!(": {output}")
+    }
+}
+
 /// Everything the server owns, prepared by the harness before the fork.
 struct Plan {
     sock: OwnedFd,
@@ -537,15 +647,12 @@ struct Plan {
     tmpfs: CString,
     limits: Limits,
     exec: Exec,
+    warm: Option<WarmExec>,
 }
 
 /// The server: forks a case per request until the harness hangs up.
 fn serve(plan: Plan) -> ! {
     isolate::reset_signal_handlers();
-    // Cases are reaped by the kernel; the harness learns their end from
-    // their report pipe.
-    // SAFETY: signal(2) with SIG_IGN is async-signal-safe.
-    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
     let sock = plan.sock.as_raw_fd();
     if let Some(procs) = &plan.cgroup
         && let Err(e) = cgroup::join(procs)
@@ -557,6 +664,14 @@ fn serve(plan: Plan) -> ! {
         report_message(sock, REPORT_FAILED, failure(SLOT_NETWORK, &e));
         exit(1);
     }
+    if let Some(warm) = &plan.warm {
+        exec_warm(&plan, warm);
+    }
+    // Cases are reaped by the kernel; the harness learns their end from
+    // their report pipe. (Not for the warm interpreter: its cases would
+    // inherit the disposition, and a program's subprocess.wait would fail.)
+    // SAFETY: signal(2) with SIG_IGN is async-signal-safe.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
     let mut keep = [
         sock,
         plan.null.as_raw_fd(),
@@ -602,6 +717,69 @@ fn serve(plan: Plan) -> ! {
             Err(e) => report_message(report.as_raw_fd(), REPORT_FAILED, failure(FORK, &e)),
         }
     }
+}
+
+/// Becomes the warm interpreter: `python -s -B -P main.py` in the slot's
+/// case folder with the program's environment plus `PYTHONPATH`, its
+/// stdin /dev/null, stdout and stderr its log, its socket on fd 3 and the
+/// ruleset on fd 4, nothing else open, and the signal state a case's exec
+/// gets (run_case). Never returns.
+fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
+    let sock = plan.sock.as_raw_fd();
+    let fail = |stage: i32, e: io::Error| -> ! {
+        report_message(sock, REPORT_FAILED, failure(stage, &e));
+        exit(1)
+    };
+    // Every source above the targets first, so no dup2 overwrites another.
+    let high = |fd: i32| -> i32 {
+        // SAFETY: fcntl(2) on a descriptor we own.
+        unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 16) }
+    };
+    let null = high(plan.null.as_raw_fd());
+    let log = high(warm.log.as_raw_fd());
+    let server = high(sock);
+    let ruleset = plan.ruleset.as_ref().map_or(-1, |r| high(r.as_raw_fd()));
+    if null < 0 || log < 0 || server < 0 || (plan.ruleset.is_some() && ruleset < 0) {
+        fail(EXEC, io::Error::last_os_error());
+    }
+    // No allocation after the fork: a fixed array, the ruleset's move
+    // skipped when there is none.
+    let moves = [
+        (null, 0),
+        (log, 1),
+        (log, 2),
+        (server, warm::SERVER_FD),
+        (ruleset, warm::RULESET_FD),
+    ];
+    for (from, to) in moves.into_iter().filter(|&(from, _)| from >= 0) {
+        // SAFETY: dup2(2) on descriptors we own; it clears close-on-exec.
+        if unsafe { libc::dup2(from, to) } < 0 {
+            fail(EXEC, io::Error::last_os_error());
+        }
+    }
+    let first_free = if ruleset >= 0 {
+        warm::RULESET_FD + 1
+    } else {
+        warm::SERVER_FD + 1
+    };
+    // SAFETY: close_range(2) only closes descriptors.
+    unsafe { libc::syscall(libc::SYS_close_range, first_free as u32, u32::MAX, 0u32) };
+    if let Err(e) = rustix::process::chdir(plan.case.as_c_str()) {
+        fail(ENTER_FOLDER, e.into());
+    }
+    // SAFETY: as in run_case.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::execve(
+            warm.exec.path.as_ptr(),
+            warm.exec.argv.as_ptr(),
+            warm.exec.envp.as_ptr(),
+        )
+    };
+    fail(EXEC, io::Error::last_os_error())
 }
 
 /// One case, in the child of the server. Never returns: it execs the

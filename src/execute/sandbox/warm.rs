@@ -1,0 +1,168 @@
+//! The warm interpreter: one Python per execution slot, forked per case.
+//!
+//! A fresh `python -s -B -P main.py` spends most of its 30-45 ms starting:
+//! the runtime, the encodings, `site` and whatever the installation's .pth
+//! files import. Each slot's fork server (zygote.rs) therefore execs that
+//! very command once, in the slot's cgroup and network namespace, with
+//! `PYTHONPATH` pointing at a folder holding [`SERVER`] as
+//! `sitecustomize.py`. `site` imports it at the end of the start-up, just
+//! before the interpreter opens main.py, and there it serves: each case is
+//! a fork that unshares its user, pid, mount and IPC namespaces, binds the
+//! slot read-only, mounts a fresh tmpfs on the case folder, writes main.py,
+//! sets the rlimits, becomes pid 2 under a reaper, enforces the slot's
+//! Landlock ruleset, closes every descriptor but 0-2, and drops the
+//! capabilities an execve would have dropped: the steps and order of
+//! `zygote::run_case`. Then it undoes what the server changed (modules
+//! imported, `sys.path`, the importer cache, `PYTHONPATH`) and returns from
+//! `sitecustomize`: the interpreter goes on with its own start-up, imports
+//! the installation's real `sitecustomize` if there is one, and runs main.py
+//! itself. Frames, tracebacks, `sys.argv`, `sys.path[0]`, buffering, exit
+//! codes, signals, `atexit` and the shutdown are the interpreter's own.
+//!
+//! The server never runs case code, so every case starts from the same
+//! state, and nothing a case does reaches the next: each is a fork that ends
+//! with its pid namespace.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::limits::Limits;
+
+/// The server, installed as `sitecustomize.py` (see the file's comments).
+pub(super) const SERVER: &str = include_str!("warm_server.py");
+
+/// The descriptor the server reads its socket from (`_SERVER_FD`).
+pub(super) const SERVER_FD: i32 = 3;
+/// The descriptor of the slot's Landlock ruleset, when there is one.
+pub(super) const RULESET_FD: i32 = 4;
+
+/// Writes the server into `<cases>/warm/`; returns that folder, which the
+/// slots' interpreters get as `PYTHONPATH` (cases cannot read it: it is
+/// outside their Landlock rules and removed from their `sys.path`).
+pub(super) fn install(cases: &Path) -> io::Result<PathBuf> {
+    let dir = cases.join("warm");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("sitecustomize.py"), SERVER)?;
+    Ok(dir)
+}
+
+/// The warm interpreter's environment: the program's, then `PYTHONPATH`
+/// last, so that removing it leaves `os.environ` in a fresh start's order.
+pub(super) fn server_env(
+    program_env: Vec<(&'static str, OsString)>,
+    dir: &Path,
+) -> Vec<(&'static str, OsString)> {
+    let mut env = program_env;
+    env.push(("PYTHONPATH", dir.as_os_str().to_owned()));
+    env
+}
+
+/// What the server needs per case, as NUL-separated `key=value` pairs: it
+/// reads them from its socket before it says it is ready.
+pub(super) struct ServerConfig<'a> {
+    pub slot: &'a Path,
+    pub case: &'a Path,
+    pub tmpfs: &'a [u8],
+    pub uid_map: &'a [u8],
+    pub gid_map: &'a [u8],
+    pub bind_flags: u64,
+    pub limits: Limits,
+    pub landlock: bool,
+}
+
+impl ServerConfig<'_> {
+    pub fn message(&self) -> Vec<u8> {
+        use std::os::unix::ffi::OsStrExt;
+        let l = self.limits;
+        let numbers = [
+            ("bind_flags", self.bind_flags.to_string()),
+            ("as", l.address_space.to_string()),
+            ("cpu", l.cpu_secs.to_string()),
+            ("fsize", l.file_size.to_string()),
+            ("nofile", l.open_files.to_string()),
+            ("nproc", l.processes.to_string()),
+            (
+                "ruleset",
+                if self.landlock { RULESET_FD } else { -1 }.to_string(),
+            ),
+        ];
+        let mut out = Vec::new();
+        let mut push = |key: &str, value: &[u8]| {
+            out.extend_from_slice(key.as_bytes());
+            out.push(b'=');
+            out.extend_from_slice(value);
+            out.push(0);
+        };
+        push("slot", self.slot.as_os_str().as_bytes());
+        push("case", self.case.as_os_str().as_bytes());
+        push("tmpfs", self.tmpfs);
+        push("uid_map", self.uid_map);
+        push("gid_map", self.gid_map);
+        for (key, value) in &numbers {
+            push(key, value.as_bytes());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_message_holds_every_key_the_server_reads() {
+        let limits = Limits {
+            address_space: 1 << 30,
+            cpu_secs: 20,
+            file_size: 1 << 20,
+            open_files: 256,
+            processes: 64,
+        };
+        let config = ServerConfig {
+            slot: Path::new("/t/slot"),
+            case: Path::new("/t/slot/case"),
+            tmpfs: b"size=1m",
+            uid_map: b"0 0 1\n",
+            gid_map: b"0 0 1\n",
+            bind_flags: 2,
+            limits,
+            landlock: true,
+        };
+        let message = config.message();
+        let text = String::from_utf8(message).unwrap();
+        for item in text.split('\0').filter(|s| !s.is_empty()) {
+            let (key, _) = item.split_once('=').unwrap();
+            assert!(
+                SERVER.contains(&format!("\"{key}\"")),
+                "the server never reads {key}"
+            );
+        }
+        assert!(text.contains("ruleset=4\0"), "{text}");
+        assert!(text.contains("as=1073741824\0"), "{text}");
+    }
+
+    /// The stage and report numbers the server writes are the ones the
+    /// harness decodes (zygote.rs STAGES, isolate.rs REPORT_*).
+    #[test]
+    fn the_servers_numbers_match_the_harness() {
+        use super::super::isolate::{
+            REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS,
+        };
+        let value = |name: &str| -> i32 {
+            let line = SERVER
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} = ")))
+                .unwrap_or_else(|| panic!("{name} not in the server"));
+            line.split(" = ").nth(1).unwrap().trim().parse().unwrap()
+        };
+        assert_eq!(value("_REPORT_PID_ONE"), REPORT_PID_ONE);
+        assert_eq!(value("_REPORT_STATUS"), REPORT_STATUS);
+        assert_eq!(value("_REPORT_INTERMEDIATE"), REPORT_INTERMEDIATE);
+        assert_eq!(value("_REPORT_FAILED"), REPORT_FAILED);
+        assert_eq!(value("_SERVER_FD"), SERVER_FD);
+        for (name, stage) in super::super::zygote::stage_numbers() {
+            assert_eq!(value(name), stage, "{name}");
+        }
+    }
+}

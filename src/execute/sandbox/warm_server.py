@@ -1,0 +1,303 @@
+# prompteval's warm interpreter (src/execute/sandbox/warm.rs explains why).
+#
+# The harness starts `python -s -B -P main.py` exactly as it would for a
+# case, with PYTHONPATH pointing at this file's folder, so the interpreter
+# imports this file as `sitecustomize` once `site` has run (.pth files
+# included) and before it opens main.py. Here it stops and serves: each
+# case is a fork that isolates itself as the Rust fork server's cases do
+# (zygote.rs, run_case), undoes what this file changed, and returns, so the
+# interpreter goes on with its own start-up and runs main.py itself: the
+# program's frames, tracebacks, exit and shutdown are the interpreter's own.
+#
+# Only names of modules a fresh start has already imported are used before
+# the fork returns in the program, except ctypes, _socket and resource,
+# which the program's process removes from sys.modules before it returns.
+
+import sys
+
+# What a fresh start has at this point, before anything of ours.
+_FRESH_MODULES = set(sys.modules)
+_FRESH_IMPORTERS = set(sys.path_importer_cache)
+
+# Setup stages, numbered as zygote.rs STAGES (a unit test there checks).
+_NAMESPACES = 1
+_BIND_SLOT = 2
+_MOUNT_TMPFS = 3
+_ENTER_FOLDER = 4
+_WRITE_SCRIPT = 5
+_RLIMITS = 6
+_REAPER = 7
+_LANDLOCK = 8
+_HAND_OVER = 9
+_FORK = 10
+# Report kinds, as isolate.rs REPORT_*.
+_READY = 0
+_REPORT_PID_ONE = 1
+_REPORT_STATUS = 2
+_REPORT_INTERMEDIATE = 3
+_REPORT_FAILED = 4
+
+_SERVER_FD = 3
+
+
+class _SetupError(Exception):
+    def __init__(self, stage, errno):
+        super().__init__(stage, errno)
+        self.stage = stage
+        self.errno = errno
+
+
+def _serve():
+    """Serves cases until the harness hangs up; returns only in a case's
+    program process, isolated and with every descriptor of ours closed."""
+    import gc
+    import os
+    import _signal
+    import _socket
+    import ctypes
+    import resource
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sock = _socket.socket(fileno=_SERVER_FD)
+    config = {}
+    for item in sock.recv(1 << 16).split(b"\0"):
+        if item:
+            key, _, value = item.partition(b"=")
+            config[key.decode()] = value
+    number = lambda key: int(config[key])
+    slot, case = config["slot"], config["case"]
+    ruleset = number("ruleset")
+    limits = [
+        (resource.RLIMIT_AS, number("as"), number("as")),
+        (resource.RLIMIT_CPU, number("cpu"), number("cpu") + 1),
+        (resource.RLIMIT_FSIZE, number("fsize"), number("fsize")),
+        (resource.RLIMIT_NOFILE, number("nofile"), number("nofile")),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NPROC, number("nproc"), number("nproc")),
+    ]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.unshare.argtypes = [ctypes.c_int]
+    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+    libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    libc.syscall.restype = ctypes.c_long
+    libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    root = os.getuid() == 0
+
+    def check(stage, result):
+        if result == -1:
+            raise _SetupError(stage, ctypes.get_errno())
+
+    def report(fd, kind, value):
+        message = kind.to_bytes(4, sys.byteorder, signed=True)
+        message += value.to_bytes(4, sys.byteorder, signed=True)
+        try:
+            os.write(fd, message)
+        except OSError:
+            pass
+
+    def close_all_but(keep):
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 1 << 30)
+
+    def wait_for(pid):
+        # As pid 1, orphans of the program are ours to reap on the way.
+        while True:
+            try:
+                found, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                return 9  # cannot happen for our own child: "killed"
+            if found == pid:
+                return status
+
+    def exit_like(status):
+        if os.WIFEXITED(status):
+            os._exit(os.WEXITSTATUS(status))
+        os._exit(128 + os.WTERMSIG(status))
+
+    def intermediate(out, err, script, pipe):
+        """The intermediate; returns in the program (pid 2) only."""
+        sock.detach()
+        os.close(_SERVER_FD)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        os.close(out)
+        os.close(err)
+        report(pipe, _REPORT_INTERMEDIATE, os.getpid())
+        # As isolate::enter_namespaces: user, pid, mount and IPC; the
+        # network namespace, empty, is the slot's (this server's).
+        check(_NAMESPACES, libc.unshare(0x10000000 | 0x20000000 | 0x00020000 | 0x08000000))
+        try:
+            for name, data in (
+                ("setgroups", b"deny"),
+                ("uid_map", config["uid_map"]),
+                ("gid_map", config["gid_map"]),
+            ):
+                fd = os.open("/proc/self/" + name, os.O_WRONLY | os.O_CLOEXEC)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+        except OSError as e:
+            raise _SetupError(_NAMESPACES, e.errno)
+        # MS_REC | MS_PRIVATE: our mounts never propagate to the host.
+        check(_NAMESPACES, libc.mount(None, b"/", None, 16384 | (1 << 18), None))
+        # MS_BIND, then MS_REMOUNT | MS_BIND | MS_RDONLY with the locked flags.
+        check(_BIND_SLOT, libc.mount(slot, slot, None, 4096, None))
+        check(_BIND_SLOT, libc.mount(None, slot, None, 32 | 4096 | 1 | number("bind_flags"), b""))
+        # MS_NOSUID | MS_NODEV.
+        check(_MOUNT_TMPFS, libc.mount(b"prompteval-case", case, b"tmpfs", 2 | 4, config["tmpfs"]))
+        try:
+            os.chdir(case)
+        except OSError as e:
+            raise _SetupError(_ENTER_FOLDER, e.errno)
+        try:
+            target = os.open("main.py", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            offset = 0
+            while True:
+                chunk = os.pread(script, 1 << 16, offset)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(target, view):]
+                offset += len(chunk)
+            os.close(target)
+            os.close(script)
+        except OSError as e:
+            raise _SetupError(_WRITE_SCRIPT, e.errno)
+        try:
+            for which, soft, hard in limits:
+                resource.setrlimit(which, (soft, hard))
+        except (OSError, ValueError) as e:
+            raise _SetupError(_RLIMITS, getattr(e, "errno", None) or 5)
+        # As isolate::become_pid_one: pid 1 reaps, the program is pid 2.
+        try:
+            pid_one = os.fork()
+        except OSError as e:
+            raise _SetupError(_REAPER, e.errno)
+        if pid_one == 0:
+            check(_REAPER, libc.prctl(1, 9, 0, 0, 0))  # PR_SET_PDEATHSIG, SIGKILL
+            try:
+                program = os.fork()
+            except OSError as e:
+                raise _SetupError(_REAPER, e.errno)
+            if program == 0:
+                os.setsid()
+                return
+            # Python's SIGINT handler would let the program end its reaper
+            # with a signal: as pid 1, a default disposition shields it.
+            for signal in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT):
+                _signal.signal(signal, _signal.SIG_DFL)
+            close_all_but(pipe)
+            report(pipe, _REPORT_STATUS, wait_for(program))
+            os._exit(0)
+        libc.prctl(1, 9, 0, 0, 0)
+        report(pipe, _REPORT_PID_ONE, pid_one)
+        close_all_but(pipe)
+        exit_like(wait_for(pid_one))
+
+    def program_setup():
+        """In the program: the rest of what execve and the fresh path do."""
+        if ruleset >= 0:
+            check(_LANDLOCK, libc.prctl(38, 1, 0, 0, 0))  # PR_SET_NO_NEW_PRIVS
+            check(_LANDLOCK, libc.syscall(446, ruleset, 0))  # landlock_restrict_self
+        if not root:
+            # execve drops the capabilities a user namespace gave a
+            # process that is not root in it; no execve here, so drop them.
+            header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+            data = (ctypes.c_uint32 * 6)()
+            check(_HAND_OVER, libc.capset(header, data))
+
+    gc.freeze()
+    report(_SERVER_FD, _READY, 0)
+    while True:
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        try:
+            data, ancillary, _, _ = sock.recvmsg(16, _socket.CMSG_SPACE(16), _socket.MSG_CMSG_CLOEXEC)
+        except InterruptedError:
+            continue
+        except OSError:
+            os._exit(0)
+        if not data:
+            os._exit(0)
+        fds = []
+        for level, kind, payload in ancillary:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % 4
+                fds += [int.from_bytes(payload[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        out, err, script, pipe = fds
+        try:
+            pid = os.fork()
+        except OSError as e:
+            report(pipe, _REPORT_FAILED, (_FORK << 16) | (e.errno & 0xFFFF))
+            pid = -1
+        if pid == 0:
+            try:
+                intermediate(out, err, script, pipe)
+                program_setup()
+                os.closerange(3, 1 << 30)
+                return here
+            except _SetupError as e:
+                report(pipe, _REPORT_FAILED, (e.stage << 16) | ((e.errno or 5) & 0xFFFF))
+            except BaseException as e:
+                # A fault of this server, not of a program: say what, on
+                # the case's stderr (or the server's log before the dup2).
+                try:
+                    lines, tb = [], e.__traceback__
+                    while tb is not None:
+                        lines.append(tb.tb_lineno)
+                        tb = tb.tb_next
+                    text = "prompteval warm interpreter: %r at lines %s\n" % (e, lines)
+                    os.write(2, text.encode())
+                except BaseException:
+                    pass
+                report(pipe, _REPORT_FAILED, (_HAND_OVER << 16) | 5)
+            os._exit(127)
+        for fd in fds:
+            os.close(fd)
+
+
+def _hand_over(here):
+    """Leaves the interpreter as a fresh start has it at this point."""
+    import gc
+    import os
+
+    for name in list(sys.modules):
+        if name not in _FRESH_MODULES:
+            del sys.modules[name]
+    while here in sys.path:
+        sys.path.remove(here)
+    for key in list(sys.path_importer_cache):
+        if key not in _FRESH_IMPORTERS or key == here:
+            del sys.path_importer_cache[key]
+    os.environ.pop("PYTHONPATH", None)
+    # Everything that exists now (the start-up's objects, and what is left
+    # of the server: this module, its frames' garbage) goes to gc's
+    # permanent generation: the program's collections, and the one at
+    # shutdown, then skip them (in a fork, walking them would copy every
+    # page: measured, half of a case's CPU time), and gc.get_objects()
+    # does not list the server's leftovers.
+    gc.freeze()
+    # Except __main__: the program's functions hold its dict and its dict
+    # holds them, a cycle that the collection at shutdown must be able to
+    # free first (it runs the __del__ of what the program left there, as a
+    # fresh start does). A new module with the same dict, in the same place.
+    main = type(sys)("__main__")
+    main.__dict__.update(sys.modules["__main__"].__dict__)
+    sys.modules["__main__"] = main
+
+
+_hand_over(_serve())
+# A fresh start imports the installation's own sitecustomize here, if any;
+# ImportError(name="sitecustomize") when there is none is silenced by site.
+del sys.modules["sitecustomize"]
+import sitecustomize  # noqa: E402,F401
