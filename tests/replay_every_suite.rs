@@ -1,6 +1,8 @@
 //! Every suite under `benches-data/` replays in full from its committed
 //! recordings, as a user runs it from the repository: the repository's
-//! harness.toml, `PROMPTEVAL_BACKEND=replay`, `PROMPTEVAL_SUITE=<suite>`.
+//! harness.toml, `PROMPTEVAL_BACKEND=replay`, `PROMPTEVAL_SUITE=<suite>`,
+//! and `PROMPTEVAL_MODELS` naming every model recorded for the suite (two
+//! models: one multi-model run, each model complete).
 //! A recording that no longer answers its case's exact request (a changed
 //! prompt layout, history or option) fails here, not in a user's offline
 //! shard/merge or compare flow. Replayed cases show the recorded call's
@@ -24,23 +26,58 @@ fn suites() -> Vec<PathBuf> {
     suites
 }
 
+/// The models recorded for a suite: (model name, its snapshot folder), by
+/// the `model:` of a snapshot in each folder.
+fn recorded_models(stem: &str) -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(stem);
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
+    folders.sort();
+    folders
+        .into_iter()
+        .filter_map(|folder| {
+            let snap = std::fs::read_dir(&folder)
+                .ok()?
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|x| x == "snap"))?;
+            let text = std::fs::read_to_string(snap).ok()?;
+            let model = text
+                .lines()
+                .find_map(|l| l.strip_prefix("  model: "))?
+                .trim()
+                .trim_matches('"')
+                .to_string();
+            Some((model, folder))
+        })
+        .collect()
+}
+
 /// What is wrong with the replay of `suite`, if anything.
 fn replay(suite: &Path) -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = Scratch::new("");
     let result = s.path().join("result");
-    let run = s.prompts(
-        &[],
-        &[
-            (
-                "PROMPTEVAL_CONFIG",
-                root.join("harness.toml").to_str().unwrap(),
-            ),
-            ("PROMPTEVAL_RESULT_DIR", result.to_str().unwrap()),
-            ("PROMPTEVAL_SUITE", suite.to_str().unwrap()),
-            ("PROMPTEVAL_BACKEND", "replay"),
-        ],
-    );
+    let stem = suite_stem(suite);
+    let models = recorded_models(&stem);
+    let names: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();
+    let names = names.join(",");
+    let mut env = vec![
+        (
+            "PROMPTEVAL_CONFIG",
+            root.join("harness.toml").to_str().unwrap().to_string(),
+        ),
+        ("PROMPTEVAL_RESULT_DIR", result.to_str().unwrap().to_string()),
+        ("PROMPTEVAL_SUITE", suite.to_str().unwrap().to_string()),
+        ("PROMPTEVAL_BACKEND", "replay".to_string()),
+    ];
+    if models.len() > 1 {
+        env.push(("PROMPTEVAL_MODELS", names));
+    }
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = s.prompts(&[], &env);
     let name = suite.file_name().unwrap().to_string_lossy();
     if !matches!(run.status, Some(0 | 101)) {
         return Err(format!(
@@ -60,8 +97,16 @@ fn replay(suite: &Path) -> Result<(), String> {
             summary["finished_cases"], summary["not_evaluated"]
         ));
     }
+    if models.len() > 1 {
+        let listed: Vec<&String> = summary["models"]
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        if listed.len() != models.len() {
+            return Err(format!("{name}: summary.json models {listed:?}, recorded {models:?}"));
+        }
+    }
     // Each case shows the recorded call's figures, not the replay's.
-    let stem = suite_stem(suite);
     let journal = std::fs::read_to_string(s.run_dir().join("journal.jsonl")).unwrap();
     for line in journal.lines() {
         let record: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -70,8 +115,12 @@ fn replay(suite: &Path) -> Result<(), String> {
             return Err(format!("{name}: {case} was not replayed: {record}"));
         }
         let id = &record["case"];
-        let snap = root.join(format!(
-            "tests/snapshots/{stem}/qwen2.5-coder_1.5b/{}__{}__r{}.snap",
+        let folder = match id["model"].as_str() {
+            Some(model) => &models.iter().find(|(m, _)| m == model).unwrap().1,
+            None => &models[0].1,
+        };
+        let snap = folder.join(format!(
+            "{}__{}__r{}.snap",
             id["prompt"].as_str().unwrap(),
             id["question_id"].as_str().unwrap(),
             id["round"]

@@ -81,7 +81,8 @@ pub struct RunInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelRun {
     pub name: String,
-    /// "ollama", "openai" or "replay"; "none" when it could not be asked.
+    /// "ollama", "openai" or "replay"; "none" when it could not be asked,
+    /// "not selected" when the filters left none of its cases.
     pub backend: String,
     pub endpoint: String,
     /// Why it could not be asked (its cases are not evaluated).

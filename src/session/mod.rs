@@ -601,7 +601,13 @@ impl Session {
                         .count();
                 report::ModelRun {
                     planned_cases,
-                    backend: lane.map_or("none".into(), |l| l.backend.kind().to_string()),
+                    // "none": it could not be asked; "not selected": the
+                    // filters left none of its cases (its server was not contacted).
+                    backend: match (lane, &unavailable) {
+                        (Some(l), _) => l.backend.kind().to_string(),
+                        (None, Some(_)) => "none".into(),
+                        (None, None) => "not selected".into(),
+                    },
                     endpoint: lane.map_or(String::new(), |l| l.backend.endpoint()),
                     name,
                     unavailable,
