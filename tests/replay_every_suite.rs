@@ -33,7 +33,11 @@ fn recorded_models(stem: &str) -> Vec<(String, PathBuf)> {
         .join("tests/snapshots")
         .join(stem);
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.map(|e| e.unwrap().path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     folders.sort();
     folders
@@ -69,7 +73,10 @@ fn replay(suite: &Path) -> Result<(), String> {
             "PROMPTEVAL_CONFIG",
             root.join("harness.toml").to_str().unwrap().to_string(),
         ),
-        ("PROMPTEVAL_RESULT_DIR", result.to_str().unwrap().to_string()),
+        (
+            "PROMPTEVAL_RESULT_DIR",
+            result.to_str().unwrap().to_string(),
+        ),
         ("PROMPTEVAL_SUITE", suite.to_str().unwrap().to_string()),
         ("PROMPTEVAL_BACKEND", "replay".to_string()),
     ];
@@ -103,7 +110,9 @@ fn replay(suite: &Path) -> Result<(), String> {
             .map(|m| m.keys().collect())
             .unwrap_or_default();
         if listed.len() != models.len() {
-            return Err(format!("{name}: summary.json models {listed:?}, recorded {models:?}"));
+            return Err(format!(
+                "{name}: summary.json models {listed:?}, recorded {models:?}"
+            ));
         }
     }
     // Each case shows the recorded call's figures, not the replay's.

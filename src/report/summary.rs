@@ -77,6 +77,10 @@ pub struct RunInfo {
     pub kinds: BTreeMap<String, String>,
 }
 
+/// `ModelRun::backend` of a model its run did not ask: it could not be
+/// asked, or the filters (or a shard) left none of its cases.
+pub const NOT_ASKED: [&str; 2] = ["none", "not selected"];
+
 /// One model of a multi-model run, as the run saw it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelRun {
@@ -94,6 +98,14 @@ pub struct ModelRun {
     /// Its planned cases (evaluated or not).
     #[serde(default)]
     pub planned_cases: usize,
+}
+
+impl ModelRun {
+    /// Whether its run asked its server (so `backend` and `endpoint` say
+    /// where its replies came from).
+    pub fn was_asked(&self) -> bool {
+        self.unavailable.is_none() && !NOT_ASKED.contains(&self.backend.as_str())
+    }
 }
 
 fn default_pass_at_k() -> Vec<usize> {

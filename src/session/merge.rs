@@ -142,7 +142,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupEr
 /// A multi-model run's models over all the parts: each model's planned
 /// cases are the sum of its parts' (a part plans only its own chains), and
 /// its server is that of a part which asked it (a part the shard gave no
-/// case of a model never contacted it, and says "none").
+/// case of a model never contacted it, and says "not selected").
 fn merged_models(parts: &[Part]) -> Vec<report::ModelRun> {
     let first = &parts[0].info.models;
     first
@@ -154,7 +154,7 @@ fn merged_models(parts: &[Part]) -> Vec<report::ModelRun> {
                 .collect();
             let asked = mine
                 .iter()
-                .find(|m| m.unavailable.is_none() && m.backend != "none")
+                .find(|m| m.was_asked())
                 .or_else(|| mine.iter().find(|m| m.unavailable.is_some()))
                 .copied()
                 .unwrap_or(model);
@@ -170,7 +170,7 @@ fn merged_models(parts: &[Part]) -> Vec<report::ModelRun> {
 /// of them says them (session::models::Opened::served_by): the models that
 /// were asked, in order, kinds without repeats next to each other.
 fn served_by(models: &[report::ModelRun]) -> (String, String) {
-    let asked: Vec<&report::ModelRun> = models.iter().filter(|m| m.backend != "none").collect();
+    let asked: Vec<&report::ModelRun> = models.iter().filter(|m| m.was_asked()).collect();
     let mut kinds: Vec<&str> = asked.iter().map(|m| m.backend.as_str()).collect();
     kinds.dedup();
     let endpoints: Vec<&str> = asked.iter().map(|m| m.endpoint.as_str()).collect();
