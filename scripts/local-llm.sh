@@ -179,9 +179,11 @@ Point the harness at one of them:
 or at both, in harness.toml:
   [[models]]
   name = "qwen2.5-coder:1.5b"
+  backend = "openai"
   url = "http://127.0.0.1:$port/v1"
   [[models]]
   name = "qwen2.5-coder:0.5b"
+  backend = "openai"
   url = "http://127.0.0.1:$small/v1"
 MSG
 }

@@ -207,7 +207,8 @@ fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Summar
 pub(crate) fn transfer_lines(summary: &Summary) -> String {
     let mut out = String::new();
     if let Some(cross) = &summary.cross_model {
-        for t in &cross.rank_transfer {
+        // Two prompts at least, or there is no order to transfer.
+        for t in cross.rank_transfer.iter().filter(|t| t.prompts > 1) {
             out.push_str(&format!(
                 "ranking {} vs {}: Kendall tau-b {} (95% CI {}), Spearman rho {} over {} prompts\n",
                 t.model_a,
@@ -233,7 +234,7 @@ pub(crate) fn transfer_lines(summary: &Summary) -> String {
         }
     }
     for (model, results) in &summary.models {
-        let Some(r) = &results.robustness else {
+        let Some(r) = results.robustness.as_ref().filter(|r| r.prompts > 1) else {
             continue;
         };
         let most: Vec<String> = r

@@ -280,7 +280,8 @@ fn robustness(summary: &Summary) -> Vec<RobustnessView> {
         .models
         .iter()
         .filter_map(|(model, m)| {
-            let r = m.robustness.as_ref()?;
+            // Across one prompt there is nothing to compare.
+            let r = m.robustness.as_ref().filter(|r| r.prompts > 1)?;
             let pass1 = |k: &std::collections::BTreeMap<String, f64>,
                          i: &std::collections::BTreeMap<String, [f64; 2]>| {
                 format!(
