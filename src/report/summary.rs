@@ -71,7 +71,7 @@ pub struct RunInfo {
     /// figures line the models' outcomes up by them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub question_ids: Vec<String>,
-    /// Question id -> its `kind` (algorithm, fix_indentation, ...), for the
+    /// Question id -> its `kind` (algorithm, indentation, bugfix, ...), for the
     /// questions that have one.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, String>,
