@@ -1,6 +1,6 @@
 //! Accuracy per question `kind` (issue #20 part 3): the suite's optional
 //! free-text category of a question (e.g. `algorithm`, `indentation`,
-//! `fix_bug`), per prompt. Called once per model.
+//! `bugfix`), per prompt. Called once per model.
 
 use std::collections::BTreeMap;
 
