@@ -63,19 +63,7 @@ pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
         .collect();
     let widths = column_widths(&header, &rows);
 
-    let mut out = String::new();
-    if !summary.complete {
-        out.push_str(&format!(
-            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
-            summary.finished_cases, summary.planned_cases
-        ));
-    }
-    if summary.not_evaluated > 0 {
-        out.push_str(&format!(
-            "⚠️  {} of {} planned cases were not evaluated (see {} and summary.json): each accuracy is over its evaluated cases only\n",
-            summary.not_evaluated, summary.planned_cases, labels.notes
-        ));
-    }
+    let mut out = warnings_above(summary, labels.notes);
     out.push_str(&rule(&widths, '-'));
     out.push_str(&row_line(&header, &widths));
     out.push_str(&rule(&widths, '='));
@@ -237,19 +225,7 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
         })
         .collect();
     let widths = column_widths(&header, &rows);
-    let mut out = String::new();
-    if !summary.complete {
-        out.push_str(&format!(
-            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
-            summary.finished_cases, summary.planned_cases
-        ));
-    }
-    if summary.not_evaluated > 0 {
-        out.push_str(&format!(
-            "⚠️  {} of {} planned cases were not evaluated (n/e; see summary.json): each accuracy is over its evaluated cases only\n",
-            summary.not_evaluated, summary.planned_cases
-        ));
-    }
+    let mut out = warnings_above(summary, "n/e");
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
@@ -270,6 +246,25 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
         }
     }
     out.push_str(&super::models::transfer_lines(summary));
+    out
+}
+
+/// The lines above a table: an interrupted run, and cases not evaluated
+/// (flagged in the table's `flag` cells).
+fn warnings_above(summary: &Summary, flag: &str) -> String {
+    let mut out = String::new();
+    if !summary.complete {
+        out.push_str(&format!(
+            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
+            summary.finished_cases, summary.planned_cases
+        ));
+    }
+    if summary.not_evaluated > 0 {
+        out.push_str(&format!(
+            "⚠️  {} of {} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n",
+            summary.not_evaluated, summary.planned_cases
+        ));
+    }
     out
 }
 
