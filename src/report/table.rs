@@ -61,16 +61,8 @@ pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let widths = column_widths(&header, &rows);
-
     let mut out = warnings_above(summary, labels.notes);
-    out.push_str(&rule(&widths, '-'));
-    out.push_str(&row_line(&header, &widths));
-    out.push_str(&rule(&widths, '='));
-    for row in &rows {
-        out.push_str(&row_line(row, &widths));
-    }
-    out.push_str(&rule(&widths, '-'));
+    out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
     out.push('\n');
@@ -224,19 +216,12 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let widths = column_widths(&header, &rows);
     let mut out = warnings_above(summary, "n/e");
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
     ));
-    out.push_str(&rule(&widths, '-'));
-    out.push_str(&row_line(&header, &widths));
-    out.push_str(&rule(&widths, '='));
-    for row in &rows {
-        out.push_str(&row_line(row, &widths));
-    }
-    out.push_str(&rule(&widths, '-'));
+    out.push_str(&grid(&header, &rows));
     for (model, results) in &summary.models {
         out.push_str(&format!("{}:\n", terminal_safe(model)));
         let lines =
@@ -246,6 +231,19 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
         }
     }
     out.push_str(&super::models::transfer_lines(summary));
+    out
+}
+
+/// A bordered table, aligned by display width.
+fn grid<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>]) -> String {
+    let widths = column_widths(header, rows);
+    let mut out = rule(&widths, '-');
+    out.push_str(&row_line(header, &widths));
+    out.push_str(&rule(&widths, '='));
+    for row in rows {
+        out.push_str(&row_line(row, &widths));
+    }
+    out.push_str(&rule(&widths, '-'));
     out
 }
 
