@@ -317,6 +317,92 @@ const PROGRAMS: &[(&str, &str)] = &[
         "import sys\nprint(len(sys.modules), sorted(sys.modules)[:5], 'ctypes' in sys.modules)",
     ),
     ("gc", "import gc\nprint(gc.isenabled(), gc.get_threshold())"),
+    // The way out: the warm interpreter may end a program's process
+    // before the interpreter's own shutdown has freed everything, so each
+    // way a program can end is compared here.
+    (
+        "sys.exit without __file__",
+        "import sys\ndel __file__, __cached__\nprint('x')\nsys.exit(3)",
+    ),
+    ("sys.exit(0)", "import sys\nprint('a')\nsys.exit(0)"),
+    ("quit", "print('a')\nquit(5)"),
+    (
+        "a start-up module holds a __del__",
+        "import random\nclass A:\n    def __del__(self):\n        print('A gone')\nrandom.keep = A()\nprint('main')",
+    ),
+    (
+        "an imported module holds a __del__",
+        "import json\nclass A:\n    def __del__(self):\n        print('A gone')\njson.keep = A()\nprint('main')",
+    ),
+    (
+        "a cycle freed at shutdown",
+        "class N:\n    def __del__(self):\n        print('N gone')\nn = N()\nn.me = n\nprint('main')",
+    ),
+    (
+        "__del__ raises at shutdown",
+        "class A:\n    def __del__(self):\n        raise ValueError('in del')\na = A()\nprint('main')",
+    ),
+    (
+        "exception then atexit",
+        "import atexit\natexit.register(print, 'bye')\nraise ValueError('x')",
+    ),
+    (
+        "PYTHONINSPECT set by the program",
+        "import os\nos.environ['PYTHONINSPECT'] = '1'\nprint('x')",
+    ),
+    (
+        "daemon thread at exit",
+        "import threading, time\ndef f():\n    while True:\n        time.sleep(0.01)\nthreading.Thread(target=f, daemon=True).start()\nprint('main')",
+    ),
+    (
+        "weakref.finalize",
+        "import weakref\nclass A:\n    pass\na = A()\nweakref.finalize(a, print, 'finalized')\nprint('main')",
+    ),
+    (
+        "stdout replaced",
+        "import sys, io\nsys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False))\nprint('via wrapper')",
+    ),
+    (
+        "excepthook replaced",
+        "import sys\nsys.excepthook = lambda *a: print('hooked', a[0].__name__)\nraise ValueError",
+    ),
+    (
+        "exception in atexit",
+        "import atexit\ndef f():\n    raise RuntimeError('in atexit')\natexit.register(f)\nprint('main')",
+    ),
+    (
+        "flush fails at exit",
+        "import os\nprint('buffered')\nos.close(1)",
+    ),
+    (
+        "sys.exit in atexit",
+        "import atexit, sys\natexit.register(sys.exit, 4)\nprint('main')",
+    ),
+    (
+        "os._exit in atexit",
+        "import atexit, os\natexit.register(os._exit, 6)\nprint('main')",
+    ),
+    (
+        "C stdio at exit",
+        "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.printf(b'from C\\n')\nprint('from Python')",
+    ),
+    (
+        "SystemExit subclass",
+        "class E(SystemExit):\n    pass\nraise E(7)",
+    ),
+    ("GeneratorExit uncaught", "print('x')\nraise GeneratorExit"),
+    (
+        "__main__ replaced",
+        "import sys, types\nsys.modules['__main__'] = types.ModuleType('other')\nprint('x')\nraise ValueError",
+    ),
+    (
+        "path hooks dropped",
+        "import sys\nsys.path_hooks.clear()\nprint('x')",
+    ),
+    (
+        "stdout held by a start-up module",
+        "import sys, os\nos.kept = sys.stdout\nprint('x')",
+    ),
 ];
 
 #[test]
