@@ -85,6 +85,17 @@ impl RunCgroup {
     }
 }
 
+impl CaseCgroup {
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A new pids.max for the group.
+    pub fn set_max(&self, max_tasks: u64) -> std::io::Result<()> {
+        fs::write(self.dir.join("pids.max"), max_tasks.to_string())
+    }
+}
+
 impl Drop for RunCgroup {
     fn drop(&mut self) {
         let _ = fs::remove_dir(&self.dir);

@@ -38,6 +38,11 @@ _REPORT_INTERMEDIATE = 3
 _REPORT_FAILED = 4
 
 _SERVER_FD = 3
+# CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC; the network
+# namespace, empty, is the slot's (this server's).
+_CASE_NAMESPACES = 0x10000000 | 0x20000000 | 0x00020000 | 0x08000000
+# clone3's number, the same on every architecture.
+_SYS_CLONE3 = 435
 # PyDictObject: the object header, ma_used, then ma_version_tag.
 _DICT_VERSION_OFFSET = 24
 
@@ -304,18 +309,15 @@ def _serve():
             os._exit(os.WEXITSTATUS(status))
         os._exit(128 + os.WTERMSIG(status))
 
-    def intermediate(out, err, script, pipe):
-        """The intermediate; returns in the program (pid 2) only."""
+    def take_output(out, err):
         sock.detach()
         os.close(_SERVER_FD)
         os.dup2(out, 1)
         os.dup2(err, 2)
         os.close(out)
         os.close(err)
-        report(pipe, _REPORT_INTERMEDIATE, os.getpid())
-        # As isolate::enter_namespaces: user, pid, mount and IPC; the
-        # network namespace, empty, is the slot's (this server's).
-        check(_NAMESPACES, libc.unshare(0x10000000 | 0x20000000 | 0x00020000 | 0x08000000))
+
+    def map_ids():
         try:
             for name, data in (
                 ("setgroups", b"deny"),
@@ -329,6 +331,9 @@ def _serve():
                     os.close(fd)
         except OSError as e:
             raise _SetupError(_NAMESPACES, e.errno)
+
+    def prepare_case(script):
+        """In the case's namespaces: its mounts, folder, main.py, rlimits."""
         # MS_REC | MS_PRIVATE: our mounts never propagate to the host.
         check(_NAMESPACES, libc.mount(None, b"/", None, 16384 | (1 << 18), None))
         # MS_BIND, then MS_REMOUNT | MS_BIND | MS_RDONLY with the locked flags.
@@ -360,31 +365,81 @@ def _serve():
                 resource.setrlimit(which, (soft, hard))
         except (OSError, ValueError) as e:
             raise _SetupError(_RLIMITS, getattr(e, "errno", None) or 5)
-        # As isolate::become_pid_one: pid 1 reaps, the program is pid 2.
+
+    def reap_program(pipe):
+        """As pid 1 (isolate::become_pid_one): forks the program (pid 2),
+        returning in it only; here, reports its wait status and exits."""
+        check(_REAPER, libc.prctl(1, 9, 0, 0, 0))  # PR_SET_PDEATHSIG, SIGKILL
+        try:
+            program = os.fork()
+        except OSError as e:
+            raise _SetupError(_REAPER, e.errno)
+        if program == 0:
+            os.setsid()
+            return
+        # Python's SIGINT handler would let the program end its reaper
+        # with a signal: as pid 1, a default disposition shields it.
+        for signal in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT):
+            _signal.signal(signal, _signal.SIG_DFL)
+        close_all_but(pipe)
+        report(pipe, _REPORT_STATUS, wait_for(program))
+        os._exit(0)
+
+    def intermediate(out, err, script, pipe):
+        """The intermediate; returns in the program (pid 2) only."""
+        take_output(out, err)
+        report(pipe, _REPORT_INTERMEDIATE, os.getpid())
+        # As isolate::enter_namespaces: user, pid, mount and IPC; the
+        # network namespace, empty, is the slot's (this server's).
+        check(_NAMESPACES, libc.unshare(_CASE_NAMESPACES))
+        map_ids()
+        prepare_case(script)
         try:
             pid_one = os.fork()
         except OSError as e:
             raise _SetupError(_REAPER, e.errno)
         if pid_one == 0:
-            check(_REAPER, libc.prctl(1, 9, 0, 0, 0))  # PR_SET_PDEATHSIG, SIGKILL
-            try:
-                program = os.fork()
-            except OSError as e:
-                raise _SetupError(_REAPER, e.errno)
-            if program == 0:
-                os.setsid()
-                return
-            # Python's SIGINT handler would let the program end its reaper
-            # with a signal: as pid 1, a default disposition shields it.
-            for signal in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT):
-                _signal.signal(signal, _signal.SIG_DFL)
-            close_all_but(pipe)
-            report(pipe, _REPORT_STATUS, wait_for(program))
-            os._exit(0)
+            reap_program(pipe)
+            return
         libc.prctl(1, 9, 0, 0, 0)
         report(pipe, _REPORT_PID_ONE, pid_one)
         close_all_but(pipe)
         exit_like(wait_for(pid_one))
+
+    def pid_one(out, err, script, pipe):
+        """pid 1, cloned straight into the case's namespaces (no
+        intermediate: one copy of this interpreter fewer per case);
+        returns in the program (pid 2) only."""
+        take_output(out, err)
+        map_ids()
+        prepare_case(script)
+        reap_program(pipe)
+
+    # clone3 with the case's namespaces: the child is pid 1 of a new pid
+    # namespace, in new user, mount and IPC namespaces, as unshare then
+    # fork would make it, minus the process in between. Only this thread
+    # exists, so the raw system call leaves no lock held; the child runs
+    # none of os.fork()'s handlers, and needs none (it forks the program
+    # with os.fork()). Where clone3 is refused, the intermediate remains.
+    clone_args = (ctypes.c_uint64 * 11)()
+    clone_args[0] = _CASE_NAMESPACES
+    clone_args[4] = _signal.SIGCHLD
+    libc.syscall.restype = ctypes.c_long
+
+    def clone_pid_one():
+        pid = libc.syscall(ctypes.c_long(_SYS_CLONE3), ctypes.byref(clone_args), ctypes.c_size_t(ctypes.sizeof(clone_args)))
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone3")
+        return pid
+
+    try:
+        trial = clone_pid_one()
+        if trial == 0:
+            os._exit(0)
+        os.waitpid(trial, 0)
+        cloned = True
+    except OSError:
+        cloned = False
 
     def program_setup():
         """In the program: the rest of what execve and the fresh path do."""
@@ -400,7 +455,9 @@ def _serve():
 
     shutdown = _Shutdown(ctypes, libc)
     gc.freeze()
-    report(_SERVER_FD, _READY, 0)
+    # The value: how many of our processes a case has beside the
+    # program's (the harness sizes the slot's pids.max with it).
+    report(_SERVER_FD, _READY, 1 if cloned else 2)
     while True:
         while True:
             try:
@@ -427,13 +484,15 @@ def _serve():
             continue
         out, err, script, pipe = fds
         try:
-            pid = os.fork()
+            pid = clone_pid_one() if cloned else os.fork()
         except OSError as e:
             report(pipe, _REPORT_FAILED, (_FORK << 16) | (e.errno & 0xFFFF))
             pid = -1
+        if pid > 0 and cloned:
+            report(pipe, _REPORT_PID_ONE, pid)
         if pid == 0:
             try:
-                intermediate(out, err, script, pipe)
+                (pid_one if cloned else intermediate)(out, err, script, pipe)
                 program_setup()
                 os.closerange(3, 1 << 30)
                 return here, shutdown

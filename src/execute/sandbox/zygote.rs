@@ -105,7 +105,8 @@ pub(super) struct ServerSpec<'a> {
     pub cases: &'a Path,
     pub cgroup: Option<&'a RunCgroup>,
     /// pids.max of the slot: the program's processes plus the server, the
-    /// intermediate and the reaper.
+    /// intermediate and the reaper (one fewer when the warm interpreter
+    /// clones the reaper without an intermediate).
     pub max_tasks: u64,
     pub policy: &'a FsPolicy,
     pub python: &'a Path,
@@ -306,6 +307,18 @@ impl Zygote {
                 .and_then(|_| zygote.await_ready()),
             None => zygote.await_ready(),
         };
+        // The warm interpreter says how many of its processes a case has
+        // beside the program's: 1 when it clones pid 1 straight into the
+        // case's namespaces, 2 with an intermediate (as `max_tasks` counts).
+        let ready = ready.and_then(|helpers| match (&zygote._cgroup, helpers) {
+            (Some(group), 1) => group
+                .set_max(spec.max_tasks.saturating_sub(1))
+                .map_err(|source| ZygoteError::Cgroup {
+                    path: group.path().to_path_buf(),
+                    source,
+                }),
+            _ => Ok(()),
+        });
         match (ready, warm_log) {
             (Ok(()), _) => Ok(zygote),
             (Err(cause), Some(log)) => {
@@ -320,14 +333,15 @@ impl Zygote {
         }
     }
 
-    fn await_ready(&self) -> Result<(), ZygoteError> {
+    /// The server's ready message's value (see `spawn`).
+    fn await_ready(&self) -> Result<i32, ZygoteError> {
         let mut msg = [0u8; 8];
         if !readable(self.sock.as_fd(), Some(Instant::now() + GRACE)) {
             return Err(ZygoteError::StartTimeout);
         }
         match rustix::net::recv(&self.sock, &mut msg, rustix::net::RecvFlags::empty()) {
             Ok((8, _)) => match isolate::decode_report(&msg) {
-                (READY, _) => Ok(()),
+                (READY, helpers) => Ok(helpers),
                 (_, value) => Err(stage_error(value).into()),
             },
             Ok(_) => Err(ZygoteError::ExitedWhileStarting),
@@ -385,6 +399,7 @@ impl Zygote {
             }
         }
         let duration = started.elapsed();
+        watch.await_namespace_end();
         if let Some(value) = watch.failed {
             return Err(Failure::Setup(format!(
                 "{}{}",
@@ -493,6 +508,19 @@ impl Watch {
             REPORT_STATUS => self.status = Some(value),
             REPORT_FAILED => self.failed = Some(value),
             _ => {}
+        }
+    }
+
+    /// With an intermediate, the pipe's end already means every process
+    /// of the case is gone: it exits only after pid 1 has. A reaper cloned
+    /// without one closes its end as it starts to exit, before the kernel
+    /// has killed and reaped the rest of its namespace; pid 1 becomes a
+    /// zombie (its pidfd readable) only once they are gone.
+    fn await_namespace_end(&self) {
+        if self.intermediate.is_none()
+            && let Some(pid_one) = &self.pid_one
+        {
+            readable(pid_one.as_fd(), Some(Instant::now() + GRACE));
         }
     }
 
