@@ -366,11 +366,12 @@ impl Sandbox {
 
     /// Starts the fork servers of `slots` execution slots now, while the
     /// harness is still small: a server is a fork of the harness, and every
-    /// case forks the server three times (intermediate, pid 1, program), so
-    /// the page tables of a server forked once the worker threads exist
-    /// (their stacks and allocator arenas) are copied and torn down three
-    /// times per case. Measured: a late server had 6x the page tables of an
-    /// early one. A server that cannot start here is started (or the case
+    /// case of the Rust server forks it three times (intermediate, pid 1,
+    /// program), so the page tables of a server forked once the worker
+    /// threads exist (their stacks and allocator arenas) are copied and
+    /// torn down three times per case. Measured: a late server had 6x the
+    /// page tables of an early one. (A warm server execs the interpreter,
+    /// which forks twice per case: pid 1 and the program.) A server that cannot start here is started (or the case
     /// forked from the harness) when a case needs it.
     pub fn prepare(&self, slots: usize) {
         if !self.serves(self.mode) {
@@ -403,7 +404,8 @@ impl Sandbox {
             mode,
             cases: self.cases.path(),
             cgroup: self.cgroup.as_ref(),
-            // + the server, the intermediate and the reaper.
+            // + the server, the intermediate and the reaper (a warm server
+            // without an intermediate lowers it by one when ready).
             max_tasks: self.config.max_processes.saturating_add(3),
             policy: &self.policy,
             python: &self.python.executable,
