@@ -403,6 +403,14 @@ const PROGRAMS: &[(&str, &str)] = &[
         "stdout held by a start-up module",
         "import sys, os\nos.kept = sys.stdout\nprint('x')",
     ),
+    (
+        "a sys attribute holds a __del__",
+        "import sys, os\nclass A:\n    def __del__(self, w=os.write):\n        w(1, b'sys attribute gone\\n')\nsys.keep = A()\nprint('main')",
+    ),
+    (
+        "a cycle freed by the last collection",
+        "import os, json\nclass N:\n    def __del__(self, w=os.write):\n        w(1, b'cycle gone\\n')\nn = N()\nn.me = n\njson.keep = n\ndel n\nprint('main')",
+    ),
 ];
 
 #[test]

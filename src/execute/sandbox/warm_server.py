@@ -104,6 +104,7 @@ class _Shutdown:
 
     def __init__(self, ctypes, libc):
         import _weakref
+        import gc
         import os
 
         libc.backtrace.argtypes = [ctypes.c_void_p, ctypes.c_int]
@@ -122,6 +123,8 @@ class _Shutdown:
         self._finalizing = sys.is_finalizing
         self._getframe = sys._getframe
         self._modules = sys.modules
+        self._sysdict = sys.__dict__
+        self._collect = gc.collect
         self._environ = os.environ
         # The start-up's modules, each with its dict's version: one the
         # program assigned to (`random.keep = A()`) is wiped as usual.
@@ -229,6 +232,17 @@ class _Shutdown:
     def _on_late(self, _):
         status = self._status
         if status is None or self._doubt or not self._finalizing():
+            return
+        # What the interpreter would still do that a program could see: wipe
+        # the rest of sys (values the program put there, after __stdout__
+        # in the dict's order, go now, as they would), then collect what
+        # the wiping left unreachable (their __del__ run, as they would).
+        sysdict = self._sysdict
+        for key, value in list(sysdict.items()):
+            if value is not None and key != "__builtins__":
+                sysdict[key] = None
+        self._collect()
+        if self._doubt:
             return
         # stdout has flushed as it went; stderr (which threading's main
         # thread still holds) would flush when it goes.
