@@ -56,13 +56,16 @@ class _SetupError(Exception):
 
 def _function_range(ctypes, libc, name):
     """(start, end) of an exported C function, from its ELF symbol's size;
-    None if the symbol or its size cannot be found."""
+    None if the symbol or its size cannot be found (or on 32 bits, whose
+    symbol layout differs)."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
     try:
         start = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
         info = (ctypes.c_void_p * 4)()
         symbol = ctypes.c_void_p()
         libc.dladdr1.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
-        # RTLD_DL_SYMENT: the ElfW(Sym) whose st_size (at 16) we need.
+        # RTLD_DL_SYMENT: the Elf64_Sym whose st_size (at 16) we need.
         if not libc.dladdr1(start, info, ctypes.byref(symbol), 1) or not symbol.value:
             return None
         size = ctypes.c_uint64.from_address(symbol.value + 16).value
@@ -85,16 +88,18 @@ class _Shutdown:
     - early, when the shutdown sets sys.__interactivehook__ to None (after
       the threads, atexit, the flush, the collection, and sys.path and
       sys.meta_path set to None): the modules of the start-up that the
-      program did not assign to leave sys.modules, held for good. The program's own
-      modules (and __main__) are then wiped by the interpreter itself,
+      program did not assign to leave sys.modules, held for good. The
+      program's own modules (and __main__) are then wiped by the interpreter itself,
       in its order, with their __del__ and weakref callbacks; what the
       start-up's modules hold is never wiped, as the process ends anyway.
     - late, when the shutdown wipes sys, the last module, and frees the
       original sys.__stdout__ (it flushes as it goes): if the interpreter is
       ending by the normal way (it returned from running main.py; not
-      sys.exit(), whose code only it knows), the process exits with the
-      status the interpreter would return: 1 after an uncaught exception,
-      else 0. The rest of the shutdown frees memory and writes nothing.
+      sys.exit(), whose code only it knows), the process wipes the rest of
+      sys and collects as the interpreter would, flushes, and exits with
+      the status the interpreter would return: 1 after an uncaught
+      exception, else 0. The rest of the shutdown frees memory and writes
+      nothing.
 
     Doubt (the interpreter takes the long way): an interrupt, an error
     reported while shutting down (a failed flush makes the status 120),
