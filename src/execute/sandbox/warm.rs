@@ -6,12 +6,13 @@
 //! very command once, in the slot's cgroup and network namespace, with
 //! `PYTHONPATH` pointing at a folder holding [`SERVER`] as
 //! `sitecustomize.py`. `site` imports it at the end of the start-up, just
-//! before the interpreter opens main.py, and there it serves: each case is
-//! a fork that unshares its user, pid, mount and IPC namespaces, binds the
-//! slot read-only, mounts a fresh tmpfs on the case folder, writes main.py,
-//! sets the rlimits, becomes pid 2 under a reaper, enforces the slot's
-//! Landlock ruleset, closes every descriptor but 0-2, and drops the
-//! capabilities an execve would have dropped: the steps and order of
+//! before the interpreter opens main.py, and there it serves: each case's
+//! pid 1 is cloned into new user, pid, mount and IPC namespaces (where
+//! clone3 is refused, an intermediate unshares them and forks pid 1), binds
+//! the slot read-only, mounts a fresh tmpfs on the case folder, writes
+//! main.py, sets the rlimits and forks the program as pid 2, which enforces
+//! the slot's Landlock ruleset, closes every descriptor but 0-2, and drops
+//! the capabilities an execve would have dropped: the steps and order of
 //! `zygote::run_case`. Then it undoes what the server changed (modules
 //! imported, `sys.path`, the importer cache, `PYTHONPATH`) and returns from
 //! `sitecustomize`: the interpreter goes on with its own start-up, imports
@@ -21,7 +22,9 @@
 //!
 //! The server never runs case code, so every case starts from the same
 //! state, and nothing a case does reaches the next: each is a fork that ends
-//! with its pid namespace.
+//! with its pid namespace. At the program's shutdown the server's hooks
+//! shorten the interpreter's teardown where that cannot be seen
+//! (warm_server.py, `_Shutdown`).
 
 use std::ffi::OsString;
 use std::io;
