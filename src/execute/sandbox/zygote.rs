@@ -128,7 +128,7 @@ pub(super) struct Zygote {
     /// Whether this is a warm interpreter (warm.rs) rather than the Rust server.
     pub warm: bool,
     /// Removed after the server is gone (field order: dropped after `sock`).
-    _cgroup: Option<CaseCgroup>,
+    cgroup: Option<CaseCgroup>,
     _slot: tempfile::TempDir,
 }
 
@@ -298,7 +298,7 @@ impl Zygote {
             sock: ours,
             mode: spec.mode,
             warm: spec.warm.is_some(),
-            _cgroup: cgroup,
+            cgroup,
             _slot: slot,
         };
         let ready = match &config {
@@ -310,7 +310,7 @@ impl Zygote {
         // The warm interpreter says how many of its processes a case has
         // beside the program's: 1 when it clones pid 1 straight into the
         // case's namespaces, 2 with an intermediate (as `max_tasks` counts).
-        let ready = ready.and_then(|helpers| match (&zygote._cgroup, helpers) {
+        let ready = ready.and_then(|helpers| match (&zygote.cgroup, helpers) {
             (Some(group), 1) => group
                 .set_max(spec.max_tasks.saturating_sub(1))
                 .map_err(|source| ZygoteError::Cgroup {
