@@ -172,32 +172,11 @@ fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Summar
         }
     }
     Summary {
-        test_id: info.test_id.clone(),
-        timestamp: info.timestamp.clone(),
-        total_execution_time: super::stats::round_to(info.total_execution_time, 2),
-        prompt_count: info.prompts.len(),
-        best_prompt: None,
-        prompt_results: Default::default(),
-        model: info.model.clone(),
-        backend: info.backend.clone(),
-        endpoint: info.endpoint.clone(),
-        suite: info.suite.clone(),
-        rounds: info.rounds,
-        samples: info.samples,
-        complete: info.complete,
-        planned_cases: info.planned_cases,
         finished_cases: sum(|s| s.finished_cases),
         not_evaluated: sum(|s| s.not_evaluated),
-        cache: info.cache.clone(),
-        isolation: info.isolation.clone(),
-        generation_speed: None,
         api_failures,
-        partial_order: Default::default(),
         models,
-        kind_results: None,
-        robustness: None,
-        cross_model: None,
-        matrix: Vec::new(),
+        ..Summary::of_run(info)
     }
 }
 

@@ -180,6 +180,42 @@ pub struct Summary {
     pub matrix: Vec<(String, Vec<MatrixCell>)>,
 }
 
+impl Summary {
+    /// The run's own facts (id, time, model, server, suite, shape, cache,
+    /// isolation) with no results yet: what every summary of the run shares,
+    /// whether it tallies one model's cases or sums several models.
+    pub(crate) fn of_run(info: &RunInfo) -> Summary {
+        Summary {
+            test_id: info.test_id.clone(),
+            timestamp: info.timestamp.clone(),
+            total_execution_time: super::stats::round_to(info.total_execution_time, 2),
+            prompt_count: info.prompts.len(),
+            best_prompt: None,
+            prompt_results: Default::default(),
+            model: info.model.clone(),
+            backend: info.backend.clone(),
+            endpoint: info.endpoint.clone(),
+            suite: info.suite.clone(),
+            rounds: info.rounds,
+            samples: info.samples,
+            complete: info.complete,
+            planned_cases: info.planned_cases,
+            finished_cases: 0,
+            not_evaluated: 0,
+            cache: info.cache.clone(),
+            isolation: info.isolation.clone(),
+            generation_speed: None,
+            api_failures: Default::default(),
+            partial_order: Default::default(),
+            models: Default::default(),
+            kind_results: None,
+            robustness: None,
+            cross_model: None,
+            matrix: Vec::new(),
+        }
+    }
+}
+
 /// One prompt's line of summary.json. Accuracy is in percent, one decimal:
 /// `correct_answers / total_questions`, where `total_questions` counts the
 /// evaluated cases (every spec verdict, `api_error` included) and never the
