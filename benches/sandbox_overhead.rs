@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::judge_question;
-use prompteval::execute::program::{Shapes, assemble};
+use prompteval::execute::program::{Runnable, Shapes, runnable};
 use prompteval::execute::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
@@ -121,10 +121,10 @@ fn humaneval(warm: &Sandbox, fresh: &Sandbox) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data/humaneval.json");
     let suite = Suite::load(&path).expect("suite");
     let shapes = Shapes::check(warm.python(), &suite).expect("shapes");
-    let programs: Vec<String> = suite
+    let programs: Vec<Runnable> = suite
         .questions
         .iter()
-        .map(|q| assemble(q, q.reference.as_deref().unwrap_or(""), &shapes))
+        .map(|q| runnable(q, q.reference.as_deref().unwrap_or(""), &shapes))
         .collect();
     let slots = std::thread::available_parallelism().map_or(1, |n| n.get());
     warm.prepare(slots);
@@ -141,7 +141,7 @@ fn humaneval(warm: &Sandbox, fresh: &Sandbox) {
                         let Some(program) = programs.get(i) else {
                             return;
                         };
-                        let e = sandbox.run(program).expect("runs");
+                        let e = program.run(sandbox).expect("runs");
                         if judge_question(&e, &suite.questions[i]).verdict == Verdict::Correct {
                             correct.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         }

@@ -191,6 +191,33 @@ pub struct ExecutionRecord {
     pub stderr: String,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
+    /// For a question with hidden `tests`: what the tests' proof recorded
+    /// (execute/sandbox/proof.rs). Absent for stdout questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<TestsRun>,
+}
+
+/// What a tests case's prelude saw: whether the tests ran to their end, and
+/// if not, how the process left before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TestsRun {
+    /// The end marker ran in main.py's own code and wrote back the
+    /// per-case secret: every test ran and none failed.
+    pub completed: bool,
+    /// The start marker ran: the program's own code finished.
+    pub started: bool,
+    /// The interpreter's own exit began (atexit ran): a `SystemExit` or an
+    /// uncaught exception, not `os._exit` or a signal.
+    pub exiting: bool,
+    /// The program installed a trace function, which can skip lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub traced: bool,
+    /// The type of an exception that left main.py, as sys.excepthook saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised: Option<String>,
+    /// Classes of the program whose `==` is true for any object.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspect: Vec<String>,
 }
 
 /// A selected case the run did not evaluate, and why (e.g. replay has no

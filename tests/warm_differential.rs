@@ -14,7 +14,7 @@ use prompteval::case::ExecutionRecord;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::extract::extract;
 use prompteval::execute::judge::judge_question;
-use prompteval::execute::program::{Shapes, assemble};
+use prompteval::execute::program::{Runnable, Shapes, runnable};
 use prompteval::execute::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
 
@@ -46,12 +46,13 @@ fn observed(r: &ExecutionRecord) -> String {
         address.replace_all(&s, " at ADDRESS").into_owned()
     };
     format!(
-        "exit {:?} signal {:?} timed out {} truncated {}/{}\n--- stdout\n{}\n--- stderr\n{}",
+        "exit {:?} signal {:?} timed out {} truncated {}/{} tests {:?}\n--- stdout\n{}\n--- stderr\n{}",
         r.exit_code,
         r.signal,
         r.timed_out,
         r.stdout_truncated,
         r.stderr_truncated,
+        r.tests,
         clean(&r.stdout),
         clean(&r.stderr)
     )
@@ -61,12 +62,12 @@ fn observed(r: &ExecutionRecord) -> String {
 fn differ(
     (warm, fresh): &(Sandbox, Sandbox),
     name: &str,
-    program: &str,
+    program: &Runnable,
     question: Option<&Question>,
 ) -> Option<String> {
     let (w, f) = std::thread::scope(|s| {
-        let w = s.spawn(|| warm.run(program).expect("warm run"));
-        let f = fresh.run(program).expect("fresh run");
+        let w = s.spawn(|| program.run(warm).expect("warm run"));
+        let f = program.run(fresh).expect("fresh run");
         (w.join().expect("warm thread"), f)
     });
     let verdicts = question.map(|q| (judge_question(&w, q).verdict, judge_question(&f, q).verdict));
@@ -115,7 +116,7 @@ fn humaneval_canonical_solutions_behave_the_same_warm_or_fresh() {
     let mut failures = Vec::new();
     for q in &suite.questions {
         let reference = q.reference.as_deref().expect("a canonical solution");
-        let program = assemble(q, reference, &shapes);
+        let program = runnable(q, reference, &shapes);
         failures.extend(differ(&both, &q.id, &program, Some(q)));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -146,7 +147,7 @@ fn every_recorded_reply_behaves_the_same_warm_or_fresh() {
                     continue;
                 };
                 let reply = std::fs::read_to_string(&snap).unwrap();
-                let program = assemble(q, &extract(reply_of(&reply)).code, &shapes);
+                let program = runnable(q, &extract(reply_of(&reply)).code, &shapes);
                 failures.extend(differ(&both, &format!("{stem}/{name}"), &program, Some(q)));
                 compared += 1;
             }
@@ -418,7 +419,7 @@ fn hostile_and_edge_programs_behave_the_same_warm_or_fresh() {
     let both = sandboxes();
     let failures: Vec<String> = PROGRAMS
         .iter()
-        .filter_map(|(name, code)| differ(&both, name, code, None))
+        .filter_map(|(name, code)| differ(&both, name, &Runnable::Plain(code.to_string()), None))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

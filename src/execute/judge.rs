@@ -1,6 +1,7 @@
 //! Execution + question -> [`Verdict`] (spec §5.3): trim, normalise CRLF and
 //! compare with the answer as its `match` says (exactly by default), or with
-//! `tests` check the exit status; failures are classified from how the
+//! `tests` require proof that they ran to their end (sandbox/proof.rs): exit
+//! status 0 alone never passes. Failures are classified from how the
 //! program ended.
 
 use crate::ask::history::abbreviate;
@@ -22,8 +23,9 @@ pub fn normalise(text: &str) -> String {
 }
 
 /// A question's judgement: with `tests`, the program (the code, then the
-/// tests) must exit with 0, a failed assertion being a wrong answer; with an
-/// `answer`, stdout must also match it as `match` says.
+/// tests) must run the tests to their end, proven, and exit with 0, a failed
+/// assertion being a wrong answer; with an `answer`, stdout must also match
+/// it as `match` says.
 pub fn judge_question(execution: &ExecutionRecord, question: &Question) -> Judgement {
     decide(
         execution,
@@ -79,6 +81,8 @@ fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: b
                 (Verdict::RuntimeError, Some(why))
             }
         }
+    } else if let Some(unearned) = tests.then(|| unproven(execution)).flatten() {
+        unearned
     } else if tests && expected.is_empty() {
         (Verdict::Correct, None)
     } else {
@@ -96,6 +100,73 @@ fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: b
         actual,
         detail,
     }
+}
+
+/// Why a tests program that exited with status 0 has not earned a pass:
+/// the tests did not run to their end, or the program made them unable to
+/// fail. None when the proof holds.
+fn unproven(execution: &ExecutionRecord) -> Option<(Verdict, Option<String>)> {
+    let Some(run) = &execution.tests else {
+        return Some((
+            Verdict::WrongAnswer,
+            Some("no proof that the tests ran (the run recorded none)".into()),
+        ));
+    };
+    if run.completed {
+        if !run.suspect.is_empty() {
+            return Some((
+                Verdict::WrongAnswer,
+                Some(format!(
+                    "suspect: the program's class {} compares equal to any object, so the tests' \
+                     == cannot fail; not counted as a pass",
+                    run.suspect.join(", ")
+                )),
+            ));
+        }
+        if run.traced {
+            return Some((
+                Verdict::WrongAnswer,
+                Some(
+                    "the program installed a trace function (sys.settrace), which can skip the \
+                     tests' lines; not counted as a pass"
+                        .into(),
+                ),
+            ));
+        }
+        return None;
+    }
+    let status = execution.exit_code.unwrap_or(0);
+    let when = if run.started {
+        "before the tests finished"
+    } else {
+        "before the tests ran"
+    };
+    let ended = if run.exiting {
+        format!("the program exited (sys.exit({status})) {when}")
+    } else {
+        format!("the process ended (os._exit) {when}")
+    };
+    Some(match run.raised.as_deref() {
+        Some("AssertionError") => {
+            let failed = failed_assertion(&execution.stderr)
+                .map(|a| format!(": {a}"))
+                .unwrap_or_default();
+            (
+                Verdict::WrongAnswer,
+                Some(format!(
+                    "a test failed (AssertionError{failed}), then the process exited with status \
+                     {status}: {ended}"
+                )),
+            )
+        }
+        Some(other) => (
+            Verdict::RuntimeError,
+            Some(format!(
+                "{other} was raised, then the process exited with status {status}: {ended}"
+            )),
+        ),
+        None => (Verdict::WrongAnswer, Some(ended)),
+    })
 }
 
 /// Why normalised stdout does not match the expected answer; long texts
@@ -302,10 +373,17 @@ mod tests {
         assert_eq!(j.verdict, Verdict::WrongAnswer);
         assert_eq!(j.actual, "failed: assert candidate([1, 2]) == 3, 'sum'");
         assert!(j.detail.unwrap().ends_with("(sum)"));
-        assert_eq!(
-            judge_question(&exec("", "", Some(0)), &q).verdict,
-            Verdict::Correct
-        );
+        // Exit status 0 is no pass without the proof that the tests ran.
+        let unproven = judge_question(&exec("", "", Some(0)), &q);
+        assert_eq!(unproven.verdict, Verdict::WrongAnswer);
+        let mut proven = exec("", "", Some(0));
+        proven.tests = Some(crate::case::TestsRun {
+            completed: true,
+            started: true,
+            exiting: true,
+            ..Default::default()
+        });
+        assert_eq!(judge_question(&proven, &q).verdict, Verdict::Correct);
         // Any other exception is the program's runtime error.
         let crash = "Traceback (most recent call last):\nZeroDivisionError: division by zero\n";
         assert_eq!(

@@ -26,6 +26,8 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
+use super::sandbox::{ProofMarks, Sandbox, SandboxError};
+use crate::case::ExecutionRecord;
 use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// What an entry-point question's text is, as the interpreter sees it.
@@ -251,10 +253,51 @@ fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, Com
 }
 
 /// The program for `code` (the reply's) answering `question`, whose text
-/// has the shape `shapes` found.
+/// has the shape `shapes` found, as the report shows it: the code,
+/// completed, then the question's tests.
 pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
+    let mut program = completed(question, code, shapes);
+    if let Some(tests) = &question.tests {
+        if !program.ends_with('\n') {
+            program.push('\n');
+        }
+        program.push_str("\n\n");
+        program.push_str(tests);
+        program.push('\n');
+    }
+    program
+}
+
+/// What the sandbox runs for `code`: [`assemble`]'s program, line for
+/// line, with the markers that prove the tests ran to their end
+/// (sandbox/proof.rs) when the question has tests.
+pub enum Runnable {
+    Plain(String),
+    Tested(ProofMarks),
+}
+
+impl Runnable {
+    /// Runs it in `sandbox`: a tests program with its proof.
+    pub fn run(&self, sandbox: &Sandbox) -> Result<ExecutionRecord, SandboxError> {
+        match self {
+            Runnable::Plain(text) => sandbox.run(text),
+            Runnable::Tested(marks) => sandbox.run_tested(marks),
+        }
+    }
+}
+
+pub fn runnable(question: &Question, code: &str, shapes: &Shapes) -> Runnable {
+    let program = completed(question, code, shapes);
+    match &question.tests {
+        Some(tests) => Runnable::Tested(ProofMarks::program(&program, tests)),
+        None => Runnable::Plain(program),
+    }
+}
+
+/// The reply's code with what the question's entry point needs around it.
+fn completed(question: &Question, code: &str, shapes: &Shapes) -> String {
     let text = &question.question;
-    let mut program = match (&question.entry_point, shapes.of(question)) {
+    match (&question.entry_point, shapes.of(question)) {
         (None, _) => code.to_string(),
         (Some(name), shape) if defines(code, name) => match shape {
             Shape::Prompt => format!("{}\n\n{code}", text.trim_end()),
@@ -277,16 +320,7 @@ pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
             // No signature to put a body under: the reply runs as it is.
             None => with_imports(text, code.to_string()),
         },
-    };
-    if let Some(tests) = &question.tests {
-        if !program.ends_with('\n') {
-            program.push('\n');
-        }
-        program.push_str("\n\n");
-        program.push_str(tests);
-        program.push('\n');
     }
-    program
 }
 
 /// `program` after the import lines a plain-language question shows (its

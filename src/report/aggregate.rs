@@ -36,6 +36,10 @@ pub(crate) struct Tally {
     cases_with_tokens: usize,
     /// Completion tokens and seconds of the cases whose server timed them.
     generated: (u64, f64),
+    /// Cases whose program defines a class equal to anything (proof.rs),
+    /// and their questions' ids, once each, in first-seen order.
+    suspect: usize,
+    suspect_questions: indexmap::IndexSet<String>,
 }
 
 impl Tally {
@@ -63,6 +67,11 @@ impl Tally {
             return;
         }
         self.evaluated += 1;
+        let tests = r.execution.as_ref().and_then(|e| e.tests.as_ref());
+        if tests.is_some_and(|t| !t.suspect.is_empty()) {
+            self.suspect += 1;
+            self.suspect_questions.insert(r.case.question_id.clone());
+        }
         if r.reply_cut() {
             self.truncated_replies += 1;
         }
@@ -211,6 +220,15 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
             t.truncated_replies
         ));
     }
+    if t.suspect > 0 {
+        let ids: Vec<&str> = t.suspect_questions.iter().map(String::as_str).collect();
+        warnings.push(format!(
+            "{} suspect case(s): the program defines a class equal to any object, so its tests \
+             cannot fail; judged wrong_answer: {}",
+            t.suspect,
+            ids.join(", ")
+        ));
+    }
     if !unstable_questions.is_empty() {
         warnings.push(format!(
             "{} unstable question(s), passed in some rounds or samples and failed in others: {}",
@@ -227,6 +245,8 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         unstable_questions,
         tokens: t.tokens,
         truncated_replies: t.truncated_replies,
+        suspect_cases: t.suspect,
+        suspect_questions: t.suspect_questions.iter().cloned().collect(),
         truncated_prompts: t.not_evaluated.get(PROMPT_CUT).copied().unwrap_or(0),
         cases_with_tokens: t.cases_with_tokens,
         accuracy,

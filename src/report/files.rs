@@ -440,6 +440,7 @@ mod tests {
                 "unstable_questions": [],
                 "tokens": {"prompt": 0, "completion": 0},
                 "truncated_replies": 0,
+                "suspect_cases": 0,
                 "truncated_prompts": 0
             })
         );

@@ -266,6 +266,13 @@ pub struct PromptResult {
     /// (`finish_reason` = `length`): judged, but on a cut reply.
     #[serde(default)]
     pub truncated_replies: usize,
+    /// Evaluated cases whose program defines a class that compares equal
+    /// to any object, so that its hidden tests could not fail: judged
+    /// `wrong_answer`, counted here (and named in `suspect_questions`).
+    #[serde(default)]
+    pub suspect_cases: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspect_questions: Vec<String>,
     /// Cases whose prompt did not fit the context window: not evaluated
     /// (also in `not_evaluated`), never a model failure.
     #[serde(default)]

@@ -348,6 +348,8 @@ mod tests {
             unstable_questions: vec![],
             tokens: Default::default(),
             truncated_replies: 0,
+            suspect_cases: 0,
+            suspect_questions: vec![],
             truncated_prompts: 0,
             cases_with_tokens: 0,
             rounds: None,

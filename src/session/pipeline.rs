@@ -225,7 +225,7 @@ impl Pipeline {
         let code = extracted.code;
         let program = program::assemble(question, &code, &self.shapes);
         record.reply = Some(reply);
-        match self.sandbox.run(&program) {
+        match program::runnable(question, &code, &self.shapes).run(&self.sandbox) {
             Ok(execution) => {
                 let judgement = judge_question(&execution, question);
                 record.verdict = judgement.verdict;

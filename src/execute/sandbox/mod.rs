@@ -27,6 +27,7 @@ mod isolate;
 mod limits;
 mod mode;
 mod probe;
+mod proof;
 mod warm;
 mod zygote;
 
@@ -55,6 +56,8 @@ use interpreter::Interpreter;
 use isolate::{ChildPlan, NamespacePlan, REPORT_PID_ONE, REPORT_STATUS};
 use limits::Limits;
 use mode::Mode;
+use proof::ProofFile;
+pub use proof::ProofMarks;
 use zygote::{ServerSpec, Zygote};
 
 /// The isolation actually in force, recorded in summary.json and the report.
@@ -96,6 +99,15 @@ fn program_env(folder: &Path) -> Vec<(&'static str, OsString)> {
     ]
 }
 
+/// The environment of an interpreter started fresh for a case: the
+/// program's, then `PYTHONPATH` naming the tests' prelude (proof.rs), which
+/// removes it again before main.py runs, as the warm interpreter does.
+fn fresh_env(folder: &Path, prelude: &Path) -> Vec<(&'static str, OsString)> {
+    let mut env = program_env(folder);
+    env.push(("PYTHONPATH", prelude.as_os_str().to_owned()));
+    env
+}
+
 const ENV_NAMES: &str = "PATH, HOME, TMPDIR, LANG, LC_ALL, PYTHONIOENCODING, PYTHONHASHSEED, \
                          PYTHONDONTWRITEBYTECODE";
 
@@ -111,6 +123,8 @@ pub struct Sandbox {
     warm: Option<PathBuf>,
     /// Why the warm interpreter is not used although configured.
     warm_refused: Option<String>,
+    /// The tests' prelude (proof.rs) that fresh interpreters import.
+    prelude: PathBuf,
     config: SandboxConfig,
     python: Interpreter,
     isolation: Isolation,
@@ -151,7 +165,15 @@ impl Sandbox {
                     "cannot create the sandbox's temp folder: {e}; check TMPDIR"
                 ))
             })?;
-        let policy = FsPolicy::for_interpreter(&python.prefixes);
+        let prelude = proof::install(cases.path()).map_err(|e| {
+            error(format!(
+                "cannot write the tests' prelude into {}: {e}; check TMPDIR",
+                cases.path().display()
+            ))
+        })?;
+        let mut policy = FsPolicy::for_interpreter(&python.prefixes);
+        // Fresh interpreters import it after Landlock is in force.
+        policy.read.push(prelude.clone());
         let mut warm_refused = None;
         let warm = match (config.warm && fork_server, warm::install(cases.path())) {
             (false, _) => None,
@@ -180,6 +202,7 @@ impl Sandbox {
             fork_server,
             warm,
             warm_refused,
+            prelude,
             config: config.clone(),
             limits: Limits::from_config(config),
             timeout: Duration::try_from_secs_f64(config.timeout_secs)
@@ -231,7 +254,16 @@ impl Sandbox {
 
     /// Runs one program in a fresh temp dir and returns what it did.
     pub fn run(&self, code: &str) -> Result<ExecutionRecord, SandboxError> {
-        self.run_in(self.mode, code)
+        self.run_in(self.mode, code, None)
+    }
+
+    /// Runs a program followed by its hidden tests (`marks`, see proof.rs):
+    /// the record's `tests` says whether they ran to their end.
+    pub fn run_tested(&self, marks: &ProofMarks) -> Result<ExecutionRecord, SandboxError> {
+        let proof = ProofFile::new(marks)?;
+        let mut record = self.run_in(self.mode, &marks.program, Some(&proof))?;
+        record.tests = Some(proof.read()?);
+        Ok(record)
     }
 
     /// Runs the probe in ever weaker modes until one works.
@@ -249,7 +281,7 @@ impl Sandbox {
         let mut failures = Vec::new();
         loop {
             let outcome = self
-                .run_in(self.mode, &program)
+                .run_in(self.mode, &program, None)
                 .map_err(|e| e.message)
                 .and_then(|r| match r.exit_code {
                     Some(0) => probe::parse(&r.stdout).map_err(|e| e.to_string()),
@@ -306,9 +338,14 @@ impl Sandbox {
         self.fork_server && mode.namespaces && mode.tmpfs
     }
 
-    fn run_in(&self, mode: Mode, code: &str) -> Result<ExecutionRecord, SandboxError> {
+    fn run_in(
+        &self,
+        mode: Mode,
+        code: &str,
+        proof: Option<&ProofFile>,
+    ) -> Result<ExecutionRecord, SandboxError> {
         if self.serves(mode) {
-            return self.run_served(mode, code);
+            return self.run_served(mode, code, proof);
         }
         let folder = tempfile::Builder::new()
             .prefix("case-")
@@ -321,6 +358,9 @@ impl Sandbox {
         command
             .stdout(clone_file(&stdout)?)
             .stderr(clone_file(&stderr)?);
+        if let Some(proof) = proof {
+            command.stdin(clone_file(proof.file())?);
+        }
         let started = Instant::now();
         let child = command.spawn();
         // Closes the harness's copies of the report pipe's write end and
@@ -338,14 +378,20 @@ impl Sandbox {
 
     /// Runs the case in a fork server of `mode`; a server found dead is
     /// replaced once, since that is the harness's failure, not the case's.
-    fn run_served(&self, mode: Mode, code: &str) -> Result<ExecutionRecord, SandboxError> {
+    fn run_served(
+        &self,
+        mode: Mode,
+        code: &str,
+        proof: Option<&ProofFile>,
+    ) -> Result<ExecutionRecord, SandboxError> {
         let mut attempts = 0;
         loop {
             attempts += 1;
             let server = self.take_server(mode)?;
             let stdout = self.output_file()?;
             let stderr = self.output_file()?;
-            match server.run(code, &stdout, &stderr, self.timeout) {
+            let proof = proof.map(ProofFile::file);
+            match server.run(code, &stdout, &stderr, proof, self.timeout) {
                 Ok(ended) => {
                     self.return_server(server);
                     let killed = ExitStatus::from_raw(libc::SIGKILL);
@@ -411,6 +457,7 @@ impl Sandbox {
             python: &self.python.executable,
             args: &args,
             env: &env,
+            prelude: &self.prelude,
             tmpfs: self.tmpfs_options(),
             limits: self.limits,
             warm: self.warm.as_deref(),
@@ -442,6 +489,7 @@ impl Sandbox {
             stderr,
             stdout_truncated,
             stderr_truncated,
+            tests: None,
         })
     }
 
@@ -483,7 +531,7 @@ impl Sandbox {
             .args(interpreter_args(&self.python))
             .current_dir(folder)
             .env_clear()
-            .envs(program_env(folder))
+            .envs(fresh_env(folder, &self.prelude))
             .stdin(Stdio::null())
             // Without a pid namespace, the group is what the timeout kills.
             .process_group(0);

@@ -47,6 +47,10 @@ pub(super) fn install(cases: &Path) -> io::Result<PathBuf> {
     let dir = cases.join("warm");
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("sitecustomize.py"), SERVER)?;
+    std::fs::write(
+        dir.join(super::proof::WARM_MODULE_FILE),
+        super::proof::PRELUDE,
+    )?;
     Ok(dir)
 }
 

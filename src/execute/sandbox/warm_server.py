@@ -270,6 +270,10 @@ def _serve():
     import _socket
     import ctypes
     import resource
+    # What the tests' prelude uses, imported once here rather than per case.
+    import atexit  # noqa: F401
+    import fcntl  # noqa: F401
+    import prompteval_proof
 
     here = os.path.dirname(os.path.abspath(__file__))
     sock = _socket.socket(fileno=_SERVER_FD)
@@ -485,7 +489,7 @@ def _serve():
             except ChildProcessError:
                 break
         try:
-            data, ancillary, _, _ = sock.recvmsg(16, _socket.CMSG_SPACE(16), _socket.MSG_CMSG_CLOEXEC)
+            data, ancillary, _, _ = sock.recvmsg(16, _socket.CMSG_SPACE(4 * 5), _socket.MSG_CMSG_CLOEXEC)
         except InterruptedError:
             continue
         except OSError:
@@ -497,11 +501,13 @@ def _serve():
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 usable = len(payload) - len(payload) % 4
                 fds += [int.from_bytes(payload[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
-        if len(fds) != 4:
+        # stdout, stderr, main.py, the report pipe, and a tests case's proof.
+        if len(fds) not in (4, 5):
             for fd in fds:
                 os.close(fd)
             continue
-        out, err, script, pipe = fds
+        out, err, script, pipe = fds[:4]
+        proof = fds[4] if len(fds) == 5 else -1
         try:
             pid = clone_pid_one() if cloned else os.fork()
         except OSError as e:
@@ -513,8 +519,10 @@ def _serve():
             try:
                 (pid_one if cloned else intermediate)(out, err, script, pipe)
                 program_setup()
+                if proof >= 0:
+                    os.dup2(proof, 0)  # as the fresh paths get it: on stdin
                 os.closerange(3, 1 << 30)
-                return here, shutdown
+                return here, shutdown, prompteval_proof
             except _SetupError as e:
                 report(pipe, _REPORT_FAILED, (e.stage << 16) | ((e.errno or 5) & 0xFFFF))
             except BaseException as e:
@@ -535,12 +543,15 @@ def _serve():
             os.close(fd)
 
 
-def _hand_over(here, shutdown):
+def _hand_over(here, shutdown, proof):
     """Leaves the interpreter as a fresh start has it at this point."""
     import gc
     import os
 
     shutdown.arm()
+    # A tests case's proof (tests_proof.py), armed from stdin as the fresh
+    # paths' sitecustomize arms it; what it imports goes with ours below.
+    proof.arm()
 
     for name in list(sys.modules):
         if name not in _FRESH_MODULES:

@@ -113,6 +113,9 @@ pub(super) struct ServerSpec<'a> {
     pub args: &'a [&'a str],
     /// The program's whole environment, given the case folder.
     pub env: &'a dyn Fn(&Path) -> Vec<(&'static str, OsString)>,
+    /// The tests' prelude (proof.rs): `PYTHONPATH` of the interpreter a
+    /// case execs (the warm interpreter imports it from its own folder).
+    pub prelude: &'a Path,
     pub tmpfs: CString,
     pub limits: Limits,
     /// The warm interpreter's folder (warm.rs): the server execs it instead
@@ -285,7 +288,11 @@ impl Zygote {
             bind_flags: locked_flags(slot.path()),
             tmpfs: spec.tmpfs.clone(),
             limits: spec.limits,
-            exec: Exec::new(spec.python, spec.args, &(spec.env)(&case))?,
+            exec: Exec::new(spec.python, spec.args, &{
+                let mut env = (spec.env)(&case);
+                env.push(("PYTHONPATH", spec.prelude.as_os_str().to_owned()));
+                env
+            })?,
             warm,
         };
         let pid = isolate::fork().map_err(ZygoteError::Fork)?;
@@ -349,12 +356,14 @@ impl Zygote {
         }
     }
 
-    /// Runs `code` in a new case, its output going to `stdout` and `stderr`.
+    /// Runs `code` in a new case, its output going to `stdout` and `stderr`,
+    /// with `proof` (a tests case's, see proof.rs) on its stdin.
     pub fn run(
         &self,
         code: &str,
         stdout: &File,
         stderr: &File,
+        proof: Option<&File>,
         timeout: Duration,
     ) -> Result<Ended, Failure> {
         let setup = |e: io::Error| Failure::Setup(format!("cannot prepare the case: {e}"));
@@ -364,13 +373,14 @@ impl Zygote {
             .write_all(code.as_bytes())
             .map_err(setup)?;
         let (pipe, writer) = report_pipe().map_err(|e| Failure::Setup(e.message))?;
-        let fds = [
+        let mut fds = vec![
             stdout.as_fd(),
             stderr.as_fd(),
             script.as_fd(),
             writer.as_fd(),
         ];
-        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        fds.extend(proof.map(|p| p.as_fd()));
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(5))];
         let mut control = SendAncillaryBuffer::new(&mut space);
         control.push(SendAncillaryMessage::ScmRights(&fds));
         let started = Instant::now();
@@ -710,7 +720,7 @@ fn serve(plan: Plan) -> ! {
     report_message(sock, READY, 0);
     loop {
         let mut payload = [0u8; 4];
-        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(5))];
         let mut control = RecvAncillaryBuffer::new(&mut space);
         match recvmsg(
             &plan.sock,
@@ -723,7 +733,8 @@ fn serve(plan: Plan) -> ! {
             Err(rustix::io::Errno::INTR) => continue,
             Err(_) => exit(0),
         }
-        let mut fds: [Option<OwnedFd>; 4] = [None, None, None, None];
+        // stdout, stderr, main.py, the report pipe, and a tests case's proof.
+        let mut fds: [Option<OwnedFd>; 5] = [None, None, None, None, None];
         let mut n = 0;
         for message in control.drain() {
             if let RecvAncillaryMessage::ScmRights(received) = message {
@@ -735,12 +746,12 @@ fn serve(plan: Plan) -> ! {
                 }
             }
         }
-        let [Some(out), Some(err), Some(script), Some(report)] = fds else {
+        let [Some(out), Some(err), Some(script), Some(report), proof] = fds else {
             // Not a request of ours: the received fds close here.
             continue;
         };
         match isolate::fork() {
-            Ok(0) => run_case(&plan, out, err, script, report),
+            Ok(0) => run_case(&plan, out, err, script, report, proof),
             Ok(_) => {}
             Err(e) => report_message(report.as_raw_fd(), REPORT_FAILED, failure(FORK, &e)),
         }
@@ -812,7 +823,14 @@ fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
 
 /// One case, in the child of the server. Never returns: it execs the
 /// interpreter (as pid 2 of its own pid namespace) or reports and exits.
-fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: OwnedFd) -> ! {
+fn run_case(
+    plan: &Plan,
+    out: OwnedFd,
+    err: OwnedFd,
+    script: OwnedFd,
+    report: OwnedFd,
+    proof: Option<OwnedFd>,
+) -> ! {
     let report = report.as_raw_fd();
     let fail = |stage: i32, e: io::Error| -> ! {
         report_message(report, REPORT_FAILED, failure(stage, &e));
@@ -829,13 +847,15 @@ fn run_case(plan: &Plan, out: OwnedFd, err: OwnedFd, script: OwnedFd, report: Ow
         if let Some(procs) = &plan.cgroup {
             libc::close(procs.as_raw_fd());
         }
-        libc::dup2(plan.null.as_raw_fd(), 0);
+        let stdin = proof.as_ref().unwrap_or(&plan.null);
+        libc::dup2(stdin.as_raw_fd(), 0);
         libc::dup2(out.as_raw_fd(), 1);
         libc::dup2(err.as_raw_fd(), 2);
         libc::close(plan.null.as_raw_fd());
     }
     drop(out);
     drop(err);
+    drop(proof);
     report_message(
         report,
         REPORT_INTERMEDIATE,
