@@ -96,6 +96,10 @@ pub enum Verdict {
     RuntimeError,
     Timeout,
     ApiError,
+    /// The token budget ran out inside the reasoning: the model gave no
+    /// answer. The model's behaviour under the configured budget, so it
+    /// counts in accuracy's denominator, as `timeout` does.
+    NoAnswer,
     /// The harness could not judge the model on this case: replay had no
     /// recording of this exact request, or the sandbox itself failed. Not a
     /// model failure, so it is in no accuracy; every report counts and flags it.
@@ -122,6 +126,7 @@ impl Verdict {
             Verdict::RuntimeError => "runtime_error",
             Verdict::Timeout => "timeout",
             Verdict::ApiError => "api_error",
+            Verdict::NoAnswer => "no_answer",
             Verdict::NotEvaluated => "not_evaluated",
         }
     }
@@ -259,8 +264,12 @@ pub struct CaseRecord {
     pub system_prompt: Option<String>,
     /// The full user message sent, history included.
     pub prompt: String,
-    /// The model's reply as received (reasoning stripped), if any.
+    /// The model's answer as received (its reasoning apart), if any.
     pub reply: Option<String>,
+    /// A reasoning model's reasoning, as the server sent it (never judged,
+    /// never in the learning history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     pub code: Option<String>,
     /// The whole program that ran, when it is more than `code`: the
     /// question's completion prompt before it (`entry_point`), its `tests`
@@ -300,7 +309,15 @@ pub struct CaseRecord {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     pub prompt: u64,
+    /// Everything generated: reasoning and answer.
     pub completion: u64,
+    /// Of `completion`, the reasoning's: the server's count where it gives
+    /// one, else estimated from the reasoning's text.
+    #[serde(default)]
+    pub reasoning: u64,
+    /// `reasoning` is an estimate (about four characters a token).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_estimated: bool,
 }
 
 impl CaseRecord {
@@ -348,6 +365,7 @@ pub(crate) mod fixtures {
             system_prompt: None,
             prompt: "?".into(),
             reply: Some("print(1)".into()),
+            reasoning: None,
             code: Some("print(1)\n".into()),
             program: None,
             execution: None,

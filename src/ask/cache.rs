@@ -51,6 +51,9 @@ struct Entry {
     /// tokens and finish reason of the call that produced it.
     #[serde(default)]
     usage: crate::ask::backend::Usage,
+    /// The reasoning that came with the answer (reasoning models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reasoning: Option<String>,
 }
 
 /// Hits, misses and where the cache is, for summary.json and the terminal.
@@ -226,6 +229,7 @@ impl Backend for CachedBackend {
             );
             return Ok(Reply {
                 content: entry.content,
+                reasoning: entry.reasoning,
                 model: entry.model,
                 elapsed: started.elapsed(),
                 cached: true,
@@ -239,6 +243,7 @@ impl Backend for CachedBackend {
             content: reply.content.clone(),
             model: reply.model.clone(),
             usage: reply.usage.clone(),
+            reasoning: reply.reasoning.clone(),
         });
         Ok(reply)
     }
@@ -279,6 +284,7 @@ mod tests {
             }
             Ok(Reply {
                 content: format!("reply {n}"),
+                reasoning: None,
                 model: request.model.clone(),
                 elapsed: Duration::ZERO,
                 cached: false,

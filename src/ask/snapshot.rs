@@ -35,6 +35,8 @@ pub struct Recorded {
     pub usage: Option<Usage>,
     /// Seconds the recorded call took, from the request to the reply's end.
     pub llm_secs: Option<f64>,
+    /// The reasoning that came with the reply, shown as recorded.
+    pub reasoning: Option<String>,
 }
 
 /// What goes into a snapshot's metadata (`info:`): enough to reproduce the
@@ -55,6 +57,9 @@ pub struct SnapshotInfo<'a> {
     /// Seconds the call took; a replay reports them as recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm_secs: Option<f64>,
+    /// A reasoning model's reasoning (the snapshot's body is its answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<&'a str>,
 }
 
 /// The part of `info:` that replay reads back.
@@ -66,6 +71,8 @@ struct StoredInfo {
     usage: Option<Usage>,
     #[serde(default)]
     llm_secs: Option<f64>,
+    #[serde(default)]
+    reasoning: Option<String>,
 }
 
 /// The request key stored in a snapshot's metadata. insta exposes the
@@ -196,6 +203,7 @@ impl SnapshotStore {
             inputs: info.inputs,
             usage: info.usage,
             llm_secs: info.llm_secs,
+            reasoning: info.reasoning,
         })
     }
 

@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 mod models;
+mod think;
 pub use models::{ModelEntry, server_key};
+pub use think::{Level, Think};
 
 /// Which model server answers the cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +83,9 @@ pub struct LlmConfig {
     pub num_predict: Option<u32>,
     /// Ollama's keep_alive, e.g. "5m"; ignored by OpenAI-compatible servers.
     pub keep_alive: Option<String>,
+    /// How hard a reasoning model thinks (think.rs); None sends nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
     /// Seconds an answer may take once the server started it (spec §4.2:
     /// 30 per call): counted from the response headers, which a server sends
     /// when it takes the request up, not while the request waits in its queue.
@@ -103,6 +108,7 @@ impl Default for LlmConfig {
             num_ctx: Some(4096),
             num_predict: Some(1024),
             keep_alive: None,
+            think: None,
             timeout_secs: 30.0,
             queue_timeout_secs: 600.0,
             retries: 3,
@@ -706,6 +712,19 @@ impl Config {
                     value: v.clone(),
                     message: "expected the number of model requests in flight, >= 1, e.g. PROMPTEVAL_CONCURRENCY=4 (the server's parallel slots)".into(),
                 })?;
+        }
+        if let Some(v) = get("PROMPTEVAL_THINK") {
+            let think = Think::parse(&v).ok_or_else(|| ConfigError::Env {
+                var: "PROMPTEVAL_THINK",
+                value: v.clone(),
+                message: "expected true, false, low, medium or high, e.g. PROMPTEVAL_THINK=high"
+                    .into(),
+            })?;
+            // Over the file: [llm] and every [[models]] table.
+            self.llm.think = Some(think);
+            for entry in &mut self.models {
+                entry.think = Some(think);
+            }
         }
         if let Some(v) = get("PROMPTEVAL_RESULT_DIR") {
             self.result_dir = cwd.join(v);

@@ -43,6 +43,9 @@ pub struct ModelEntry {
     pub num_predict: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_alive: Option<String>,
+    /// This entry's `think` (think.rs), over `[llm] think`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<super::Think>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,6 +121,9 @@ impl Config {
         }
         if let Some(v) = &entry.keep_alive {
             llm.keep_alive = Some(v.clone());
+        }
+        if let Some(v) = entry.think {
+            llm.think = Some(v);
         }
         if let Some(v) = entry.timeout_secs {
             llm.timeout_secs = v;

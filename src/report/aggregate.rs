@@ -49,6 +49,8 @@ impl Tally {
             self.cases_with_tokens += 1;
             self.tokens.prompt += t.prompt;
             self.tokens.completion += t.completion;
+            self.tokens.reasoning += t.reasoning;
+            self.tokens.reasoning_estimated |= t.reasoning_estimated;
             if let Some(secs) = r.generation_secs.filter(|s| *s > 0.0) {
                 self.generated.0 += t.completion;
                 self.generated.1 += secs;
@@ -499,6 +501,7 @@ mod tests {
             r.tokens = Some(crate::case::Tokens {
                 prompt: p,
                 completion: c,
+                ..Default::default()
             });
             r.generation_secs = Some(secs);
         }

@@ -438,7 +438,7 @@ mod tests {
                 "error_breakdown": {"wrong_answer": 1},
                 "not_evaluated": 0,
                 "unstable_questions": [],
-                "tokens": {"prompt": 0, "completion": 0},
+                "tokens": {"prompt": 0, "completion": 0, "reasoning": 0},
                 "truncated_replies": 0,
                 "suspect_cases": 0,
                 "truncated_prompts": 0

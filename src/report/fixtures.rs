@@ -107,6 +107,7 @@ pub(crate) fn record(prompt: &str, question: usize, round: u32, verdict: Verdict
         system_prompt: None,
         prompt: template(prompt).replace("{question}", text),
         reply: Some(reply),
+        reasoning: None,
         code: Some(code.into()),
         program: None,
         execution: Some(ExecutionRecord {
@@ -153,6 +154,14 @@ fn shape_for_verdict(rec: &mut CaseRecord, verdict: Verdict) {
                 "Traceback (most recent call last):\nZeroDivisionError: division by zero\n";
             set_output(rec, "", stderr, Some(1));
             rec.detail = Some("ZeroDivisionError: division by zero".into());
+        }
+        Verdict::NoAnswer => {
+            rec.actual = String::new();
+            rec.reply = Some(String::new());
+            rec.code = None;
+            rec.reasoning = Some("Let me think about the indices".into());
+            rec.finish_reason = Some("length".into());
+            rec.detail = Some("the token budget ran out inside the reasoning: no answer".into());
         }
         Verdict::Timeout => {
             rec.actual = String::new();

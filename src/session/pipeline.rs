@@ -174,6 +174,7 @@ impl Pipeline {
                 .map(|m| m.content.clone()),
             prompt: built.user.clone(),
             reply: None,
+            reasoning: None,
             code: None,
             program: None,
             execution: None,
@@ -215,6 +216,28 @@ impl Pipeline {
     }
 
     fn judge_reply(&self, record: &mut CaseRecord, reply: String) {
+        if reply.trim().is_empty()
+            && record
+                .reasoning
+                .as_deref()
+                .is_some_and(|r| !r.trim().is_empty())
+            && record.finish_reason.as_deref() == Some("length")
+        {
+            // The budget ran out while the model was still reasoning: there
+            // is no answer to judge, and running nothing is not the model's
+            // wrong answer (nor a syntax error).
+            record.verdict = Verdict::NoAnswer;
+            record.detail = Some(format!(
+                "the token budget (llm.num_predict = {}) ran out inside the reasoning: no \
+                 answer; raise llm.num_predict, or lower think",
+                self.config
+                    .llm
+                    .num_predict
+                    .map_or_else(|| "the server's".to_string(), |n| n.to_string())
+            ));
+            record.reply = Some(reply);
+            return;
+        }
         let extracted = extract(&reply);
         // Which rule found the code decides what runs: logged, since a
         // wrong pick is a wrong verdict (extract.rs).
@@ -333,12 +356,28 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The server's own figures for the call, on the case's record.
+/// The server's own figures for the call, on the case's record; the
+/// reasoning's tokens estimated from its text where the server counts it
+/// only with the answer (Ollama's `eval_count`).
 fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
+    let reasoning = record.reasoning.as_deref().unwrap_or("");
+    let (reasoning_tokens, estimated) = match usage.reasoning_tokens {
+        Some(n) => (n, false),
+        None if reasoning.is_empty() => (0, false),
+        None => (
+            crate::ask::backend::reasoning::estimate_tokens(reasoning),
+            true,
+        ),
+    };
     record.tokens = usage
         .prompt_tokens
         .zip(usage.completion_tokens)
-        .map(|(prompt, completion)| crate::case::Tokens { prompt, completion });
+        .map(|(prompt, completion)| crate::case::Tokens {
+            prompt,
+            completion,
+            reasoning: reasoning_tokens.min(completion),
+            reasoning_estimated: estimated,
+        });
     record.finish_reason = usage.finish_reason.clone();
     record.generation_secs = usage.generation_secs;
 }
@@ -351,6 +390,7 @@ fn note_reply(lane: &Lane, record: &mut CaseRecord, built: &CaseRequest, reply: 
         // Replayed: the recorded call's time (see replay.rs).
         record.llm_secs = round3(reply.elapsed.as_secs_f64());
     }
+    record.reasoning = reply.reasoning.clone();
     note_usage(record, &reply.usage);
     record.snapshot = Some(match &lane.recorder {
         Some(recorder) => recorder.store.capture(
@@ -366,6 +406,7 @@ fn note_reply(lane: &Lane, record: &mut CaseRecord, built: &CaseRequest, reply: 
                 usage: Some(&reply.usage),
                 // A cache hit's time is the lookup's, not the model's.
                 llm_secs: (!reply.cached).then_some(record.llm_secs),
+                reasoning: reply.reasoning.as_deref(),
             },
         ),
         None => SnapshotState::Replayed,

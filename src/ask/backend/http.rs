@@ -9,7 +9,7 @@ use ureq::Agent;
 
 use super::retry::{Attempted, Outcome, RetryPolicy};
 use super::stream::{self, ReadError, Wire};
-use super::{BackendError, ChatRequest, ConnectError, Reply, strip_reasoning};
+use super::{BackendError, ChatRequest, ConnectError, Reply, reasoning};
 use crate::case::ApiFailure;
 
 /// The connection test must answer quickly: a server that takes longer than
@@ -243,8 +243,8 @@ impl HttpClient {
     /// for the server to start answering is bounded by
     /// `llm.queue_timeout_secs`, the answer itself by `llm.timeout_secs`.
     /// Neither timeout is retried: that would queue the request again or
-    /// make the server redo its work. Any reasoning the server reports beside
-    /// the content is not read.
+    /// make the server redo its work. The reasoning, in whichever shape the
+    /// server sends it, is kept apart from the answer (reasoning.rs).
     pub fn chat(
         &self,
         path: &str,
@@ -261,13 +261,17 @@ impl HttpClient {
         let policy = RetryPolicy::from_config(&request.options);
         let answer = policy.run(&url, |_| self.stream_chat(&url, body, wire, &limits));
         match answer {
-            Ok(answer) => Ok(Reply {
-                content: strip_reasoning(&answer.content),
-                model: answer.model.unwrap_or_else(|| request.model.clone()),
-                elapsed: started.elapsed(),
-                cached: false,
-                usage: answer.usage,
-            }),
+            Ok(answer) => {
+                let split = reasoning::split(&answer.reasoning, &answer.content);
+                Ok(Reply {
+                    content: split.answer,
+                    reasoning: (!split.reasoning.is_empty()).then_some(split.reasoning),
+                    model: answer.model.unwrap_or_else(|| request.model.clone()),
+                    elapsed: started.elapsed(),
+                    cached: false,
+                    usage: answer.usage,
+                })
+            }
             // The case logs this message once ("model call failed: ..."):
             // for a timeout it names the wait that ran out and its setting.
             Err((e, attempts)) => Err(self.chat_failure(&e, attempts, &request.model)),

@@ -12,6 +12,7 @@ mod http;
 pub mod ollama;
 pub mod openai;
 pub mod pool;
+pub mod reasoning;
 pub mod replay;
 pub mod retry;
 mod stream;
@@ -77,6 +78,10 @@ pub struct Sampling {
     /// The context window: a smaller one can cut the prompt.
     pub num_ctx: Option<u32>,
     pub num_predict: Option<u32>,
+    /// How hard a reasoning model thinks; absent when unset, so recordings
+    /// made without it keep their key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<crate::config::Think>,
 }
 
 impl Sampling {
@@ -86,6 +91,7 @@ impl Sampling {
             seed: options.seed,
             num_ctx: options.num_ctx,
             num_predict: options.num_predict,
+            think: options.think,
         }
     }
 
@@ -113,6 +119,16 @@ impl Sampling {
                 show(&self.num_predict),
             ),
         ];
+        if self.think != recorded.think {
+            let show = |t: &Option<crate::config::Think>| {
+                t.map_or_else(|| "unset".to_string(), |t| t.describe())
+            };
+            out.push(format!(
+                "think {} -> {}",
+                show(&recorded.think),
+                show(&self.think)
+            ));
+        }
         for (name, old, new) in pairs {
             if old != new {
                 out.push(format!("{name} {old} -> {new}"));
@@ -122,10 +138,14 @@ impl Sampling {
     }
 }
 
-/// A model's answer, reasoning already removed.
+/// A model's answer, its reasoning apart (reasoning.rs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
+    /// The answer: what is judged and what the learning history shows.
     pub content: String,
+    /// The model's reasoning, from the server's own field or split off the
+    /// content (`<think>`, harmony channels); None when there was none.
+    pub reasoning: Option<String>,
     /// The model name the server reports (may differ from the requested alias).
     pub model: String,
     pub elapsed: Duration,
@@ -146,6 +166,10 @@ pub struct Usage {
     pub finish_reason: Option<String>,
     /// Seconds the server spent generating the completion tokens.
     pub generation_secs: Option<f64>,
+    /// Of `completion_tokens`, those spent reasoning, where the server says
+    /// (`usage.completion_tokens_details.reasoning_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// A failed call after retries: the class and one line that says what
@@ -218,33 +242,4 @@ pub struct ServerWindow {
     /// The OpenAI endpoint of an Ollama: it does not apply `num_ctx` and
     /// cuts a longer prompt without a word.
     pub ollama_behind_openai: bool,
-}
-
-/// Removes `<think>...</think>` reasoning that some models put in the content.
-/// An unterminated `<think>` at the start hides everything after it, so the
-/// reply is then empty (classified later as a wrong answer, not a crash).
-pub fn strip_reasoning(content: &str) -> String {
-    static THINK: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = THINK.get_or_init(|| regex::Regex::new(r"(?s)<think>.*?</think>").unwrap());
-    let stripped = re.replace_all(content, "");
-    let stripped = match stripped.find("<think>") {
-        Some(i) if stripped[..i].trim().is_empty() => String::new(),
-        _ => stripped.into_owned(),
-    };
-    stripped.trim_start().to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn think_blocks_are_removed() {
-        assert_eq!(
-            strip_reasoning("<think>\nlet me see\n</think>\n\n```python\nprint(1)\n```"),
-            "```python\nprint(1)\n```"
-        );
-        assert_eq!(strip_reasoning("<think>never ends"), "");
-        assert_eq!(strip_reasoning("print(1)"), "print(1)");
-    }
 }

@@ -68,6 +68,10 @@ pub fn chat_body(request: &ChatRequest) -> Value {
     if let Some(keep_alive) = keep_alive {
         body["keep_alive"] = json!(keep_alive);
     }
+    // Unset: nothing, so the server's default applies.
+    if let Some(think) = request.options.think {
+        body["think"] = think.json();
+    }
     body
 }
 
@@ -156,7 +160,6 @@ impl Backend for Ollama {
     }
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
-        // `message.thinking` (reasoning models) is deliberately not read.
         let body = chat_body(request);
         let reply = self.http.chat("/api/chat", &body, request, Wire::Ollama)?;
         // Ollama does not refuse a prompt longer than num_ctx: it drops part

@@ -2,6 +2,7 @@
 //! vLLM, LM Studio, Ollama's `/v1`) implement it: `POST {base}/chat/completions`
 //! and `GET {base}/models`, where `base` ends in `/v1`.
 
+use crate::config::Think;
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpClient, ServerHints};
@@ -91,6 +92,21 @@ pub fn chat_body(request: &ChatRequest) -> Value {
     if let Some(n) = request.options.num_predict {
         body.insert("max_tokens".into(), json!(n));
     }
+    match request.options.think {
+        // OpenAI's and vLLM's name for a level; llama-server passes it to
+        // the chat template (gpt-oss's `reasoning_effort`).
+        Some(Think::Level(level)) => {
+            body.insert("reasoning_effort".into(), json!(level.name()));
+        }
+        // What llama.cpp and vLLM document for Qwen3-style templates.
+        Some(Think::On(on)) => {
+            body.insert(
+                "chat_template_kwargs".into(),
+                json!({"enable_thinking": on}),
+            );
+        }
+        None => {}
+    }
     // Streamed: the answer's timeout counts from its start (stream.rs); the
     // last event then carries the token counts.
     body.insert("stream".into(), json!(true));
@@ -134,7 +150,6 @@ impl Backend for OpenAi {
     }
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
-        // `reasoning_content` (llama.cpp with --reasoning-format) is not read.
         let body = chat_body(request);
         let reply = self
             .http

@@ -491,6 +491,7 @@ impl Backend for Replay {
             .map_or_else(|| start.elapsed(), Duration::from_secs_f64);
         Ok(Reply {
             content: recorded.reply,
+            reasoning: recorded.reasoning,
             model: request.model.clone(),
             elapsed,
             cached: false,
@@ -583,6 +584,7 @@ pub(crate) mod tests {
                     inputs: &built.inputs,
                     usage: None,
                     llm_secs: None,
+                    reasoning: None,
                 },
             );
             history.push(HistoryEntry {

@@ -31,6 +31,10 @@ pub(crate) enum Wire {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Assembled {
     pub content: String,
+    /// What the server sent apart from the answer as the model's reasoning:
+    /// Ollama's `message.thinking`, llama-server's `reasoning_content`,
+    /// vLLM's `reasoning` (streamed before the content).
+    pub reasoning: String,
     pub model: Option<String>,
     pub usage: Usage,
 }
@@ -76,7 +80,7 @@ pub(crate) fn read(
             Wire::Ollama => ollama_line(line.trim(), &mut answer)?,
             Wire::OpenAi => openai_line(line.trim(), &mut answer)?,
         };
-        if answer.content.len() > MAX_CONTENT_BYTES {
+        if answer.content.len() + answer.reasoning.len() > MAX_CONTENT_BYTES {
             return Err(ReadError::Bad(format!(
                 "the reply exceeds {} MiB",
                 MAX_CONTENT_BYTES >> 20
@@ -106,8 +110,13 @@ fn whole(wire: Wire, value: &Value) -> Result<Assembled, ReadError> {
                 head(&value.to_string())
             ))
         })?;
+    let message = match wire {
+        Wire::Ollama => value.get("message"),
+        Wire::OpenAi => value.pointer("/choices/0/message"),
+    };
     let mut answer = Assembled {
         content: content.to_string(),
+        reasoning: message.map(reasoning_of).unwrap_or_default().to_string(),
         model: value["model"].as_str().map(str::to_string),
         usage: Usage::default(),
     };
@@ -136,8 +145,11 @@ fn ollama_line(line: &str, answer: &mut Assembled) -> Result<bool, ReadError> {
     if let Some(error) = error_of(&value) {
         return Err(ReadError::Bad(error));
     }
-    if let Some(piece) = value.pointer("/message/content").and_then(Value::as_str) {
-        answer.content.push_str(piece);
+    if let Some(message) = value.get("message") {
+        if let Some(piece) = message["content"].as_str() {
+            answer.content.push_str(piece);
+        }
+        answer.reasoning.push_str(reasoning_of(message));
     }
     if answer.model.is_none() {
         answer.model = value["model"].as_str().map(str::to_string);
@@ -166,8 +178,11 @@ fn openai_line(line: &str, answer: &mut Assembled) -> Result<bool, ReadError> {
         return Err(ReadError::Bad(error));
     }
     if let Some(choice) = value.pointer("/choices/0") {
-        if let Some(piece) = choice.pointer("/delta/content").and_then(Value::as_str) {
-            answer.content.push_str(piece);
+        if let Some(delta) = choice.get("delta") {
+            if let Some(piece) = delta["content"].as_str() {
+                answer.content.push_str(piece);
+            }
+            answer.reasoning.push_str(reasoning_of(delta));
         }
         if let Some(reason) = choice["finish_reason"].as_str() {
             answer.usage.finish_reason = Some(reason.to_string());
@@ -198,6 +213,10 @@ fn openai_figures(value: &Value, usage: &mut Usage) {
     if let Some(u) = value.get("usage").filter(|u| u.is_object()) {
         usage.prompt_tokens = u["prompt_tokens"].as_u64().or(usage.prompt_tokens);
         usage.completion_tokens = u["completion_tokens"].as_u64().or(usage.completion_tokens);
+        usage.reasoning_tokens = u
+            .pointer("/completion_tokens_details/reasoning_tokens")
+            .and_then(Value::as_u64)
+            .or(usage.reasoning_tokens);
     }
     if let Some(ms) = value
         .pointer("/timings/predicted_ms")
@@ -205,6 +224,15 @@ fn openai_figures(value: &Value, usage: &mut Usage) {
     {
         usage.generation_secs = Some(ms / 1000.0);
     }
+}
+
+/// The reasoning a message (or a streamed delta) carries beside its content,
+/// under the name its server uses.
+fn reasoning_of(message: &Value) -> &str {
+    ["thinking", "reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|k| message[k].as_str())
+        .unwrap_or("")
 }
 
 /// The error a server put in a 200 answer: `{"error": "..."}` (Ollama) or
@@ -286,6 +314,65 @@ mod tests {
         assert_eq!(a.usage.completion_tokens, Some(5));
         assert_eq!(a.usage.finish_reason.as_deref(), Some("stop"));
         assert_eq!(a.usage.generation_secs, Some(0.25));
+    }
+
+    #[test]
+    fn reasoning_is_read_from_every_servers_field_streamed_and_whole() {
+        // Ollama: streamed `message.thinking` before `message.content`.
+        let mut text = String::new();
+        for (thinking, content) in [("Let me ", ""), ("think.", ""), ("", REPLY)] {
+            text.push_str(&serde_json::json!({"model": "m", "message": {"role": "assistant", "content": content, "thinking": thinking}, "done": false}).to_string());
+            text.push('\n');
+        }
+        text.push_str(&serde_json::json!({"model": "m", "message": {"content": ""}, "done": true, "done_reason": "stop", "eval_count": 9}).to_string());
+        text.push('\n');
+        let a = read(Wire::Ollama, "application/x-ndjson", text.as_bytes()).unwrap();
+        assert_eq!(
+            (a.reasoning.as_str(), a.content.as_str()),
+            ("Let me think.", REPLY)
+        );
+        // llama-server's `reasoning_content` and vLLM's `reasoning` deltas,
+        // and the reasoning tokens of `usage`.
+        for field in ["reasoning_content", "reasoning"] {
+            let mut text = String::new();
+            for delta in [
+                serde_json::json!({field: "Hmm."}),
+                serde_json::json!({"content": REPLY}),
+            ] {
+                text.push_str(&format!(
+                    "data: {}\n\n",
+                    serde_json::json!({"choices": [{"index": 0, "delta": delta}]})
+                ));
+            }
+            text.push_str(&format!(
+                "data: {}\n\ndata: [DONE]\n\n",
+                serde_json::json!({"choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 3}}})
+            ));
+            let a = read(Wire::OpenAi, "text/event-stream", text.as_bytes()).unwrap();
+            assert_eq!(
+                (a.reasoning.as_str(), a.content.as_str()),
+                ("Hmm.", REPLY),
+                "{field}"
+            );
+            assert_eq!(a.usage.reasoning_tokens, Some(3));
+            let whole =
+                serde_json::json!({"choices": [{"message": {"content": REPLY, field: "Whole."}}]});
+            let a = read(
+                Wire::OpenAi,
+                "application/json",
+                whole.to_string().as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(a.reasoning, "Whole.");
+        }
+        let whole = serde_json::json!({"model": "m", "message": {"content": REPLY, "thinking": "Ollama."}, "done": true});
+        let a = read(
+            Wire::Ollama,
+            "application/json",
+            whole.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(a.reasoning, "Ollama.");
     }
 
     #[test]
