@@ -84,6 +84,7 @@ def arm(fd=0):
     except OSError:
         return
 
+    name_of = _name_of  # the module's functions leave its dict (below)
     pwrite = os.pwrite
     getframe = sys._getframe
     get_objects = gc.get_objects
@@ -161,7 +162,7 @@ def arm(fd=0):
             note_class(value)
         for obj in get_objects(0):
             note_class(obj)
-        return [_name_of(cls) for cls in classes if equals_anything(cls)]
+        return [name_of(cls) for cls in classes if equals_anything(cls)]
 
     def hook(event, args):
         if event == _EVENT:
@@ -177,7 +178,7 @@ def arm(fd=0):
                     write(_SUSPECT, ("suspect " + " ".join(found) + "\n").encode("utf-8", "replace"))
                 write(_DONE, b"done " + secret + b"\n")
         elif event == "sys.excepthook":
-            write(_RAISED, ("raised " + _name_of(args[1]) + "\n").encode("utf-8", "replace"))
+            write(_RAISED, ("raised " + name_of(args[1]) + "\n").encode("utf-8", "replace"))
         elif event == "sys.settrace":
             write(_TRACED, b"traced\n")
 
@@ -191,8 +192,6 @@ def _as_sitecustomize():
     import os
 
     before = set(sys.modules)
-    import gc
-
     here = os.path.dirname(os.path.abspath(__file__))
     arm()
     for name in set(sys.modules) - before:
@@ -202,10 +201,13 @@ def _as_sitecustomize():
     sys.path_importer_cache.pop(here, None)
     os.environ.pop("PYTHONPATH", None)
     del sys.modules["sitecustomize"]
-    # What exists now (the start-up's objects, this module's functions and
-    # an armed hook) goes to gc's permanent generation, as the warm
-    # interpreter's hand-over does: gc.get_objects() does not list it.
-    gc.freeze()
+    # This module's functions leave its dict, so no cycle of theirs waits
+    # for a collection (gc.get_objects() would list them to the program);
+    # an armed hook keeps what it uses. Not gc.freeze(): that would freeze
+    # __main__ too, and its cycles would never be freed at shutdown.
+    namespace = globals()
+    for name in ("arm", "_name_of", "_as_sitecustomize"):
+        namespace.pop(name, None)
     # The installation's own sitecustomize, if any, as a fresh start has;
     # ImportError(name="sitecustomize") when there is none is silenced by
     # site, which then leaves no "sitecustomize" in sys.modules either.
