@@ -327,8 +327,10 @@ impl CaseRecord {
     }
 
     /// Whether the reply stopped at the length limit.
+    /// Not when the cut came inside the reasoning: that is `no_answer`,
+    /// which nothing judged.
     pub fn reply_cut(&self) -> bool {
-        self.finish_reason.as_deref() == Some("length")
+        self.finish_reason.as_deref() == Some("length") && self.verdict != Verdict::NoAnswer
     }
 
     pub fn passed(&self) -> bool {

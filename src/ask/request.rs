@@ -70,7 +70,8 @@ pub fn build(
     messages.push(Message::user(user.clone()));
     CaseRequest {
         request: ChatRequest {
-            model: model.to_string(),
+            // A labelled model is asked by its server's name.
+            model: config.served_model.as_deref().unwrap_or(model).to_string(),
             messages,
             options: config.llm.for_sample(sample),
         },

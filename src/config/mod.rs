@@ -397,7 +397,11 @@ pub struct Config {
     /// is [`DEFAULT_SUITE`] (prompteval's own example) in the config's folder.
     #[serde(skip)]
     pub suite_is_default: bool,
+    /// The model's name in the run (a `[[models]]` table's `label`).
     pub model: String,
+    /// The name its server knows it by, where a `label` differs from it.
+    #[serde(skip)]
+    pub served_model: Option<String>,
     /// Free text recorded with each reply snapshot: quantisation, server and
     /// its flags (what the model name alone does not say).
     pub model_info: Option<String>,
@@ -425,7 +429,7 @@ pub struct Config {
     /// (two or more; one table is settled into a one-model run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelEntry>,
-    /// The `[[models]]` names of the file, whichever the environment picked:
+    /// The `[[models]]` labels (else names) of the file, whichever the environment picked:
     /// a gate may name any of them.
     #[serde(skip)]
     pub declared_models: Vec<String>,
@@ -634,6 +638,7 @@ impl Config {
             suite_is_default: file.suite.is_none(),
             suite: rel(file.suite.unwrap_or_else(|| PathBuf::from(DEFAULT_SUITE))),
             model: file.model.unwrap_or_else(|| DEFAULT_MODEL.into()),
+            served_model: None,
             model_info: file.model_info,
             rounds: file.rounds.unwrap_or(1),
             samples: file.samples.unwrap_or(1),
@@ -658,7 +663,7 @@ impl Config {
                 slots => slots,
             },
             endpoints: file.endpoints,
-            declared_models: file.models.iter().map(|m| m.name.clone()).collect(),
+            declared_models: file.models.iter().map(|m| m.label().to_string()).collect(),
             models: file.models,
             log: file.log.unwrap_or_else(|| "info".into()),
             cache: file.cache.unwrap_or(true),

@@ -18,6 +18,12 @@ use super::{BackendKind, Config, ConfigError, Endpoint, normalise_ollama_host};
 pub struct ModelEntry {
     /// The model name as its server knows it (Ollama tag, OpenAI model id).
     pub name: String,
+    /// What the run calls this entry (default: `name`): case names,
+    /// folders, summary.json's `models`, the gate's `[gate.models."<label>"]`,
+    /// snapshots and the cache. Two tables may share a `name` (one model at
+    /// two `think` levels, say) under different labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<BackendKind>,
     /// Its server: an OpenAI-compatible base URL (`.../v1`) or an Ollama
@@ -55,6 +61,11 @@ pub struct ModelEntry {
 }
 
 impl ModelEntry {
+    /// The entry's name in the run: its `label`, else its `name`.
+    pub fn label(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+
     pub fn named(name: &str) -> ModelEntry {
         ModelEntry {
             name: name.to_string(),
@@ -64,6 +75,11 @@ impl ModelEntry {
 }
 
 impl Config {
+    /// The model's name on its server (a labelled table's `name`).
+    pub fn server_model(&self) -> &str {
+        self.served_model.as_deref().unwrap_or(&self.model)
+    }
+
     /// Whether this run evaluates several models (case names then start
     /// with the model, and summary.json has `models`).
     pub fn is_multi_model(&self) -> bool {
@@ -76,7 +92,7 @@ impl Config {
         if self.models.is_empty() {
             vec![self.model.clone()]
         } else {
-            self.models.iter().map(|m| m.name.clone()).collect()
+            self.models.iter().map(|m| m.label().to_string()).collect()
         }
     }
 
@@ -85,7 +101,8 @@ impl Config {
     pub fn for_model(&self, entry: &ModelEntry) -> Config {
         let mut c = self.clone();
         c.models = Vec::new();
-        c.model = entry.name.clone();
+        c.model = entry.label().to_string();
+        c.served_model = (entry.label() != entry.name).then(|| entry.name.clone());
         if let Some(info) = &entry.model_info {
             c.model_info = Some(info.clone());
         }
@@ -164,7 +181,8 @@ impl Config {
         let table = |name: &str, models: &[ModelEntry]| {
             models
                 .iter()
-                .find(|m| m.name == name)
+                .find(|m| m.label() == name)
+                .or_else(|| models.iter().find(|m| m.name == name))
                 .cloned()
                 .unwrap_or_else(|| ModelEntry::named(name))
         };
@@ -200,7 +218,11 @@ impl Config {
             }
             (None, Some(one)) => {
                 let one = one.trim().to_string();
-                self.models = match self.models.iter().any(|m| m.name == one) {
+                self.models = match self
+                    .models
+                    .iter()
+                    .any(|m| m.label() == one || m.name == one)
+                {
                     true => vec![table(&one, &self.models)],
                     false => Vec::new(),
                 };
@@ -224,9 +246,19 @@ impl Config {
                 i + 1
             ));
         }
-        if let Some(twice) = duplicate(self.models.iter().map(|m| m.name.as_str())) {
+        if let Some(m) = self
+            .models
+            .iter()
+            .find(|m| m.label.as_deref().is_some_and(|l| l.trim().is_empty()))
+        {
             return Err(format!(
-                "[[models]] names `{twice}` twice; list each model once (its options differ? run it as two suites' runs)"
+                "[[models]] `{}` has an empty `label`; leave it out (the label is then the name) or name the entry, e.g. label = \"{}-high\"",
+                m.name, m.name
+            ));
+        }
+        if let Some(twice) = duplicate(self.models.iter().map(ModelEntry::label)) {
+            return Err(format!(
+                "[[models]] names `{twice}` twice; give each table its own `label` (one model at two settings: label = \"{twice}-low\" and label = \"{twice}-high\")"
             ));
         }
         if let Some(m) = self.models.iter().find(|m| m.concurrency == Some(0)) {

@@ -372,9 +372,20 @@ fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::summary::Comp
 /// The level below which a difference is called more than noise.
 const SIGNIFICANCE: f64 = 0.05;
 
-/// The failure verdicts, in the order columns show them.
-pub(crate) fn failure_verdicts() -> impl Iterator<Item = Verdict> {
-    Verdict::ALL.into_iter().filter(|v| !v.passed())
+/// The failure verdicts, in the order columns show them: the spec's five,
+/// then `no_answer` when any of `results` has one (a reasoning model's
+/// budget spent reasoning); a run without one keeps the spec's columns.
+pub(crate) fn failure_verdicts<'a>(
+    results: impl IntoIterator<Item = &'a PromptResult>,
+) -> Vec<Verdict> {
+    let no_answer = results
+        .into_iter()
+        .any(|r| r.error_breakdown.contains_key(Verdict::NoAnswer.as_str()));
+    Verdict::ALL
+        .into_iter()
+        .filter(|v| !v.passed())
+        .chain(no_answer.then_some(Verdict::NoAnswer))
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::case::CaseRecord;
 
 use super::aggregate::failure_verdicts;
 use super::summary::{PromptGroup, PromptResult, RunInfo, Summary};
+use crate::case::Verdict;
 
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.
@@ -141,9 +142,10 @@ fn has_rounds(summary: &Summary) -> bool {
 pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let rounds = has_rounds(summary);
-    out.write_record(summary_header(rounds))?;
+    let verdicts = failure_verdicts(summary.prompt_results.values());
+    out.write_record(summary_header(rounds, &verdicts))?;
     for (name, result) in &summary.prompt_results {
-        out.write_record(summary_row(name, result, rounds))?;
+        out.write_record(summary_row(name, result, rounds, &verdicts))?;
     }
     finish_csv(path, out)
 }
@@ -153,20 +155,26 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
 pub(crate) fn write_models_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let rounds = summary.models.values().any(has_rounds);
+    let verdicts = failure_verdicts(
+        summary
+            .models
+            .values()
+            .flat_map(|m| m.prompt_results.values()),
+    );
     let mut header = vec!["model".to_string()];
-    header.extend(summary_header(rounds));
+    header.extend(summary_header(rounds, &verdicts));
     out.write_record(&header)?;
     for (model, results) in &summary.models {
         for (name, result) in &results.prompt_results {
             let mut row = vec![spreadsheet_safe(model)];
-            row.extend(summary_row(name, result, rounds));
+            row.extend(summary_row(name, result, rounds, &verdicts));
             out.write_record(&row)?;
         }
     }
     finish_csv(path, out)
 }
 
-fn summary_header(rounds: bool) -> Vec<String> {
+fn summary_header(rounds: bool, verdicts: &[Verdict]) -> Vec<String> {
     let mut header: Vec<String> = [
         "prompt",
         "accuracy",
@@ -176,7 +184,7 @@ fn summary_header(rounds: bool) -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
-    header.extend(failure_verdicts().map(|v| v.as_str().to_string()));
+    header.extend(verdicts.iter().map(|v| v.as_str().to_string()));
     if rounds {
         header.extend(
             [
@@ -192,7 +200,12 @@ fn summary_header(rounds: bool) -> Vec<String> {
     header
 }
 
-fn summary_row(name: &str, result: &PromptResult, rounds: bool) -> Vec<String> {
+fn summary_row(
+    name: &str,
+    result: &PromptResult,
+    rounds: bool,
+    verdicts: &[Verdict],
+) -> Vec<String> {
     let mut row = vec![
         spreadsheet_safe(name),
         result
@@ -204,7 +217,7 @@ fn summary_row(name: &str, result: &PromptResult, rounds: bool) -> Vec<String> {
             .avg_execution_time
             .map_or_else(String::new, |t| format!("{t:.2}")),
     ];
-    row.extend(failure_verdicts().map(|v| {
+    row.extend(verdicts.iter().map(|v| {
         let count = result.error_breakdown.get(v.as_str()).copied().unwrap_or(0);
         count.to_string()
     }));

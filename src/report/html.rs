@@ -168,6 +168,10 @@ struct CaseView<'a> {
     prompt: &'a str,
     prompt_chars: usize,
     reply: Option<&'a str>,
+    /// A reasoning model's reasoning, shown folded.
+    reasoning: Option<&'a str>,
+    /// `1,234 reasoning tokens` (`~` when estimated).
+    reasoning_tokens: Option<String>,
     stderr: Option<&'a str>,
     detail: Option<&'a str>,
     api_failure: Option<&'static str>,
@@ -287,7 +291,10 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
         finished_cases: summary.finished_cases,
         planned_cases: info.planned_cases,
         isolation: isolation_pairs(&info.isolation),
-        verdict_names: failure_verdicts().map(|v| v.as_str()).collect(),
+        verdict_names: failure_verdicts(summary.prompt_results.values())
+            .into_iter()
+            .map(|v| v.as_str())
+            .collect(),
         multi_round: summary.prompt_results.values().any(|r| r.rounds.is_some()),
         show_tokens: summary
             .prompt_results
@@ -426,7 +433,8 @@ fn rows(summary: &Summary) -> Vec<Row> {
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
             pass_at_k: r.pass_at_k_text(),
-            verdict_counts: failure_verdicts()
+            verdict_counts: failure_verdicts(summary.prompt_results.values())
+                .into_iter()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
                 .collect(),
             rounds: r.rounds.as_ref().map(|s| {
@@ -498,6 +506,11 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
                 .as_deref()
                 .map_or(0, |s| s.chars().count()),
         reply: case.reply.as_deref(),
+        reasoning: case.reasoning.as_deref().filter(|r| !r.trim().is_empty()),
+        reasoning_tokens: case.tokens.filter(|t| t.reasoning > 0).map(|t| {
+            let about = if t.reasoning_estimated { "~" } else { "" };
+            format!("{about}{} reasoning tokens", t.reasoning)
+        }),
         stderr,
         detail: case.detail.as_deref(),
         api_failure: case.api_failure.map(|f| f.as_str()),
@@ -511,9 +524,16 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
             (_, true) => format!("{:.2}s (cached)", case.llm_secs),
             _ => format!("{:.2}s", case.llm_secs),
         },
-        tokens: case
-            .tokens
-            .map(|t| format!("{} prompt + {} completion tokens", t.prompt, t.completion)),
+        tokens: case.tokens.map(|t| match t.reasoning {
+            0 => format!("{} prompt + {} completion tokens", t.prompt, t.completion),
+            r => format!(
+                "{} prompt + {} completion tokens ({}{r} reasoning, {} answer)",
+                t.prompt,
+                t.completion,
+                if t.reasoning_estimated { "~" } else { "" },
+                t.completion.saturating_sub(r)
+            ),
+        }),
         tokens_total: case.tokens.map(|t| t.prompt + t.completion),
         diff: (!case.passed() && case.execution.is_some())
             .then(|| super::diff::marked(&case.expected, &case.actual))

@@ -47,6 +47,22 @@ pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
         &comment_lines(&case.template),
     );
     push_block(&mut out, &format!("{}:", l.sent_prompt), &sent_prompt(case));
+    if let Some(reasoning) = case.reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
+        // Before the reply, as the model wrote it; never what was judged.
+        let tokens = case
+            .tokens
+            .filter(|t| t.reasoning > 0)
+            .map(|t| {
+                let about = if t.reasoning_estimated { "~" } else { "" };
+                format!(" ({about}{} tokens)", t.reasoning)
+            })
+            .unwrap_or_default();
+        push_block(
+            &mut out,
+            &format!("{}{tokens}:", l.reasoning),
+            &comment_lines(reasoning),
+        );
+    }
     let reply = match &case.reply {
         Some(reply) => comment_lines(reply),
         None => vec!["# (no reply)".to_string()],

@@ -327,13 +327,22 @@ impl PromptResult {
 
     /// Mean prompt + completion tokens per case, e.g. `412+96`; `-` when
     /// the server reported none.
+    /// Mean prompt + completion tokens per case; with reasoning, the
+    /// completion as reasoning + answer (`~` when the reasoning's count is
+    /// estimated): `812+(~1450r+210)`.
     pub fn tokens_text(&self) -> String {
-        match self.cases_with_tokens {
-            0 => "-".to_string(),
-            n => format!(
-                "{}+{}",
-                self.tokens.prompt / n as u64,
-                self.tokens.completion / n as u64
+        let n = match self.cases_with_tokens {
+            0 => return "-".to_string(),
+            n => n as u64,
+        };
+        let t = &self.tokens;
+        match t.reasoning / n {
+            0 if t.reasoning == 0 => format!("{}+{}", t.prompt / n, t.completion / n),
+            reasoning => format!(
+                "{}+({}{reasoning}r+{})",
+                t.prompt / n,
+                if t.reasoning_estimated { "~" } else { "" },
+                t.completion.saturating_sub(t.reasoning) / n
             ),
         }
     }

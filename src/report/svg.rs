@@ -189,6 +189,7 @@ pub(crate) fn colour(verdict: &str) -> &'static str {
         "runtime_error" => "#bc4c00",
         "timeout" => "#9a6700",
         "api_error" => "#59636e",
+        "no_answer" => "#0969da",
         _ => "#afb8c1",
     }
 }
@@ -196,6 +197,7 @@ pub(crate) fn colour(verdict: &str) -> &'static str {
 pub(crate) fn overview(summary: &super::summary::Summary) -> Overview {
     let x_of = |percent: f64| round2(LABEL + percent.clamp(0.0, 100.0) / 100.0 * BAR);
     let stack_x = LABEL + BAR + 40.0;
+    let verdicts = super::aggregate::failure_verdicts(summary.prompt_results.values());
     let rows = summary
         .prompt_results
         .iter()
@@ -205,7 +207,7 @@ pub(crate) fn overview(summary: &super::summary::Summary) -> Overview {
             let total = r.total_questions.max(1) as f64;
             let mut x = stack_x;
             let counts = std::iter::once(("correct".to_string(), r.correct_answers)).chain(
-                super::aggregate::failure_verdicts().map(|v| {
+                verdicts.iter().map(|v| {
                     (
                         v.as_str().to_string(),
                         r.error_breakdown.get(v.as_str()).copied().unwrap_or(0),
@@ -243,7 +245,7 @@ pub(crate) fn overview(summary: &super::summary::Summary) -> Overview {
         stack_x,
         rows,
         legend: std::iter::once("correct")
-            .chain(super::aggregate::failure_verdicts().map(|v| v.as_str()))
+            .chain(verdicts.iter().map(|v| v.as_str()))
             .map(|v| (v.to_string(), colour(v).to_string()))
             .collect(),
     }

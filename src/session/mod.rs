@@ -642,6 +642,20 @@ impl Session {
                 limit: self.config.llm.num_predict,
             });
         }
+        let no_answer: usize = std::iter::once(summary)
+            .chain(summary.models.values())
+            .flat_map(|s| s.prompt_results.values())
+            .filter_map(|r| {
+                r.error_breakdown
+                    .get(crate::case::Verdict::NoAnswer.as_str())
+            })
+            .sum();
+        if no_answer > 0 {
+            out.emit(Event::NoAnswer {
+                cases: no_answer,
+                limit: self.config.llm.num_predict,
+            });
+        }
         out.emit(Event::Saved {
             summary: &written.summary_json,
             quick_view: &written.quick_view,
@@ -679,13 +693,61 @@ fn announce(
             shard.count
         );
     }
+    let mut lines = settings.to_vec();
+    lines.extend(reasoning_settings(config));
     out.emit(Event::Starting {
         prompts: suite.prompts.len(),
         questions: suite.questions.len(),
         suite: &suite.path,
-        settings,
+        settings: &lines,
         language: config.language,
     });
+}
+
+/// What the run asks of reasoning models: each model's `think`, and a
+/// budget that looks too small for reasoning (gpt-oss often reasons for
+/// thousands of tokens; a budget spent reasoning is `no_answer`).
+fn reasoning_settings(config: &Config) -> Vec<String> {
+    /// Below this, a thinking model often spends the budget reasoning.
+    const REASONING_BUDGET: u32 = 4096;
+    /// Seconds a few thousand tokens take on a CPU at a few dozen a second.
+    const REASONING_SECS: f64 = 120.0;
+    let mut lines = Vec::new();
+    for model in config.model_configs() {
+        let Some(think) = model.llm.think else {
+            continue;
+        };
+        lines.push(format!(
+            "think = {} for {}{}",
+            think.describe(),
+            model.model,
+            model
+                .served_model
+                .as_ref()
+                .map(|name| format!(" ({name})"))
+                .unwrap_or_default()
+        ));
+        if think == crate::config::Think::On(false) {
+            continue;
+        }
+        let budget = model.llm.num_predict.filter(|n| *n < REASONING_BUDGET);
+        let timeout = Some(model.llm.timeout_secs).filter(|s| *s < REASONING_SECS);
+        if budget.is_some() || timeout.is_some() {
+            lines.push(format!(
+                "{}: llm.num_predict = {} and llm.timeout_secs = {} may be too small for a \
+                 reasoning model (it often reasons for thousands of tokens; a budget spent \
+                 reasoning is no_answer): consider num_predict >= {REASONING_BUDGET} and \
+                 timeout_secs >= {REASONING_SECS}",
+                model.model,
+                model
+                    .llm
+                    .num_predict
+                    .map_or_else(|| "unset".to_string(), |n| n.to_string()),
+                model.llm.timeout_secs
+            ));
+        }
+    }
+    lines
 }
 
 /// How each entry-point question's text is shaped (the interpreter compiles

@@ -308,7 +308,7 @@ impl Work for Arc<Pipeline> {
             && let Some(lane) = self.lanes.iter().find(|l| l.model() == model)
         {
             tracing::debug!("every case of {model} asked: the server may unload it");
-            lane.backend.release(model);
+            lane.backend.release(lane.config.server_model());
         }
     }
 }

@@ -118,7 +118,10 @@ pub fn open(
 /// Replay answers only for the configured model: a model with no
 /// recordings is an error naming the recorded ones, never a silent swap.
 fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
+    // Recordings are filed under the model's name in the run (its label),
+    // the server is asked for the name it knows.
     let model = &config.model;
+    let served = config.server_model();
     let store = SnapshotStore::new(&config.snapshot_dir, &suite.stem(), model);
     let replay_or = |why: String, explicit: bool, no_server: Option<&str>| {
         if store.count() > 0 {
@@ -151,7 +154,8 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
         Err(SetupError::Backend(format!("{head} ({others})")))
     };
     let live = |b: Box<dyn Backend>| -> Result<Chosen, SetupError> {
-        b.check(model).map_err(|e| SetupError::Backend(e.message))?;
+        b.check(served)
+            .map_err(|e| SetupError::Backend(e.message))?;
         Ok(Chosen::Live(b))
     };
     if !config.endpoints.is_empty() {
@@ -166,7 +170,7 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
         BackendKind::Replay => replay_or("PROMPTEVAL_BACKEND=replay".into(), true, None),
         BackendKind::Auto => {
             let ollama = Ollama::new(&config.ollama_host);
-            match ollama.check(model) {
+            match ollama.check(served) {
                 Ok(()) => Ok(Chosen::Live(Box::new(ollama))),
                 // Ollama is running but cannot serve this run: say so rather
                 // than replaying behind the user's back.

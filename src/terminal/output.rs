@@ -55,6 +55,11 @@ pub enum Event<'a> {
         replies: usize,
         limit: Option<u32>,
     },
+    /// Cases whose token budget ran out inside the reasoning (`no_answer`).
+    NoAnswer {
+        cases: usize,
+        limit: Option<u32>,
+    },
     /// `PROMPTEVAL_RETRY=errors`: how many finished cases are asked again.
     Retrying {
         errors: usize,
@@ -229,6 +234,17 @@ impl Sink for Console {
                  OpenAI-compatible servers)",
                 limit.map_or_else(String::new, |n| format!(" of {n} tokens"))
             )),
+            Event::NoAnswer { cases, limit } => says(
+                format!(
+                    "🧠 {cases} 個案例的 token 預算{}在推理中用盡，沒有答案 (no_answer)：請提高 llm.num_predict，或降低 think",
+                    limit.map_or_else(String::new, |n| format!(" ({n})"))
+                ),
+                format!(
+                    "🧠 {cases} case(s) spent the token budget{} inside the reasoning and gave no \
+                     answer (no_answer): raise llm.num_predict, or lower think",
+                    limit.map_or_else(String::new, |n| format!(" of {n} tokens"))
+                ),
+            ),
             Event::Retrying {
                 errors,
                 later_in_chain,

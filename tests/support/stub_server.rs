@@ -65,6 +65,8 @@ pub enum Behaviour {
     Reply(String),
     /// This status and body (JSON content type).
     Status(u16, String),
+    /// 200 with this content type and body, as written (a scripted stream).
+    Raw(&'static str, String),
     /// Reads the request and never answers (until the server stops).
     Hang,
     /// Closes the connection without answering.
@@ -402,6 +404,7 @@ fn act(
             reply(&mut stream, request, &text, window);
         }
         Behaviour::Status(status, body) => respond(&mut stream, status, &body),
+        Behaviour::Raw(kind, body) => respond_as(&mut stream, 200, kind, &body),
         Behaviour::Malformed => respond(
             &mut stream,
             200,
