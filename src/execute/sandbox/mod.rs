@@ -228,6 +228,16 @@ impl Sandbox {
                  interpreter, which is slower. `[sandbox] warm = false` says so on purpose"
             );
         }
+        if let Some(paths) = sandbox.warm_paths()
+            && let Some(why) = paths.missing()
+        {
+            // Never silently slower: said once, with the reason.
+            tracing::warn!(
+                "sandbox: part of the warm interpreter's shortcut is off on {} ({why}); \
+                 cases take the interpreter's own way there, which is slower but exact",
+                sandbox.python.executable.display()
+            );
+        }
         sandbox.isolation = sandbox.describe(&findings, warnings);
         if !sandbox.isolation.warnings.is_empty() {
             tracing::warn!(
@@ -236,6 +246,12 @@ impl Sandbox {
             );
         }
         Ok(sandbox)
+    }
+
+    /// What the idle warm servers reported of their fast paths.
+    fn warm_paths(&self) -> Option<zygote::WarmPaths> {
+        let idle = self.servers.lock().ok()?;
+        idle.iter().find_map(|s| s.warm_paths)
     }
 
     pub fn isolation(&self) -> &Isolation {
@@ -675,7 +691,13 @@ impl Sandbox {
             ));
         }
         let interpreter = if self.warm() {
-            "one warm interpreter per slot, forked per case (hash seed fixed per run)".to_string()
+            let paths = self
+                .warm_paths()
+                .map(|p| format!("; {}", p.describe()))
+                .unwrap_or_default();
+            format!(
+                "one warm interpreter per slot, forked per case (hash seed fixed per run){paths}"
+            )
         } else {
             match &self.warm_refused {
                 Some(why) if self.config.warm => {

@@ -54,26 +54,6 @@ class _SetupError(Exception):
         self.errno = errno
 
 
-def _function_range(ctypes, libc, name):
-    """(start, end) of an exported C function, from its ELF symbol's size;
-    None if the symbol or its size cannot be found (or on 32 bits, whose
-    symbol layout differs)."""
-    if ctypes.sizeof(ctypes.c_void_p) != 8:
-        return None
-    try:
-        start = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
-        info = (ctypes.c_void_p * 4)()
-        symbol = ctypes.c_void_p()
-        libc.dladdr1.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
-        # RTLD_DL_SYMENT: the Elf64_Sym whose st_size (at 16) we need.
-        if not libc.dladdr1(start, info, ctypes.byref(symbol), 1) or not symbol.value:
-            return None
-        size = ctypes.c_uint64.from_address(symbol.value + 16).value
-    except (AttributeError, ValueError, OSError):
-        return None
-    return (start, start + size) if start and size else None
-
-
 class _Shutdown:
     """A shorter way out of the program's process, as exact as the long one.
 
@@ -104,7 +84,12 @@ class _Shutdown:
     Doubt (the interpreter takes the long way): an interrupt, an error
     reported while shutting down (a failed flush makes the status 120),
     PYTHONINSPECT, __main__ still holding __file__ (sys.exit() skips its
-    removal), or a C stack where Py_FinalizeEx is not called by Py_RunMain.
+    removal), or a C stack that shows Py_Exit (sys.exit()'s way into the
+    shutdown, whose status only the interpreter knows) or lacks Py_RunMain.
+
+    Each part works where its CPython internals are as expected and is off
+    otherwise, the interpreter then taking its own way for that part only
+    (`fast_paths` says which are on; the harness records and logs it).
     """
 
     def __init__(self, ctypes, libc):
@@ -112,19 +97,13 @@ class _Shutdown:
         import gc
         import os
 
-        libc.backtrace.argtypes = [ctypes.c_void_p, ctypes.c_int]
         libc.fflush.argtypes = [ctypes.c_void_p]
         libc._exit.argtypes = [ctypes.c_int]
-        self._frames = (ctypes.c_void_p * 256)()
-        self._backtrace = libc.backtrace
         self._fflush = libc.fflush
         self._exit = libc._exit
         self._hold = ctypes.pythonapi.Py_IncRef
         self._hold.argtypes = [ctypes.py_object]
-        # The unwinder loads libgcc_s on first use: here, not in a case.
-        self._backtrace(self._frames, 256)
-        self._finalize_ex = _function_range(ctypes, libc, "Py_FinalizeEx")
-        self._run_main = _function_range(ctypes, libc, "Py_RunMain")
+        self._stack = self._stack_reader(ctypes, libc)
         self._finalizing = sys.is_finalizing
         self._getframe = sys._getframe
         self._modules = sys.modules
@@ -135,7 +114,8 @@ class _Shutdown:
         # program assigned to (`random.keep = A()`) is wiped as usual.
         self._tag = lambda d: ctypes.c_uint64.from_address(id(d) + _DICT_VERSION_OFFSET).value
         self._startup = {}
-        if self._versions_work():
+        self.stash_works = self._versions_work()
+        if self.stash_works:
             for name in _FRESH_MODULES:
                 module = sys.modules.get(name)
                 if name != "__main__" and module is not None:
@@ -152,6 +132,18 @@ class _Shutdown:
         # sys.modules. The original sys.__stdout__ goes when the shutdown
         # wipes sys, after every other module.
         hook = getattr(sys, "__interactivehook__", None)
+        site = sys.modules.get("site")
+        if hook is not None and getattr(site, "register_readline", None) is hook:
+            # CPython 3.13 on: site keeps its own reference, so the hook would
+            # outlive sys's. A copy, held by sys only, is freed on time (a
+            # program sees `sys.__interactivehook__ is site.register_readline`
+            # false: the one difference, documented in sandbox.md).
+            copy = type(hook)(hook.__code__, hook.__globals__, hook.__name__, hook.__defaults__, hook.__closure__)
+            copy.__qualname__ = hook.__qualname__
+            copy.__kwdefaults__ = hook.__kwdefaults__
+            copy.__doc__ = hook.__doc__
+            copy.__dict__.update(hook.__dict__)
+            sys.__interactivehook__ = hook = copy
         self._early = _weakref.ref(hook, self._on_early) if hook is not None else None
         self._stdout = _weakref.ref(sys.__stdout__, self._on_late)
         self._stderr = _weakref.ref(sys.__stderr__)
@@ -159,13 +151,56 @@ class _Shutdown:
 
     def _versions_work(self):
         """Whether the word at _DICT_VERSION_OFFSET is a dict's version
-        (CPython 3.6 to 3.13): new on every change, and only then."""
+        (CPython 3.6 to 3.13): new on every change, insertion or
+        overwrite, and only then (a keys pointer there would change on the
+        first insertion but not on an overwrite)."""
         d = {}
         first = self._tag(d)
         same = self._tag(d)
         d["x"] = 1
-        changed = self._tag(d)
-        return first == same and changed > first
+        inserted = self._tag(d)
+        d["x"] = 2
+        overwritten = self._tag(d)
+        return first == same and first < inserted < overwritten
+
+    @staticmethod
+    def _stack_reader(ctypes, libc):
+        """A function returning the names of the C functions on the stack,
+        or None where backtrace() or dladdr() is missing (musl): the way
+        out cannot be told from the stack there, so the late hook stays off."""
+        try:
+            backtrace, dladdr = libc.backtrace, libc.dladdr
+        except AttributeError:
+            return None
+
+        class Info(ctypes.Structure):
+            _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                        ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+        backtrace.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(Info)]
+        frames = (ctypes.c_void_p * 64)()
+        info = Info()
+
+        def names():
+            count = backtrace(frames, 64)
+            out = []
+            for address in frames[:count]:
+                if address and dladdr(address, ctypes.byref(info)) and info.sname:
+                    out.append(info.sname)
+            return out
+
+        # The unwinder loads libgcc_s on first use: here, not in a case.
+        names()
+        return names
+
+    @property
+    def late_works(self):
+        return self._stack is not None
+
+    @property
+    def early_works(self):
+        return self._early is not None
 
     def arm(self):
         """In the program's process: nothing seen yet."""
@@ -216,23 +251,14 @@ class _Shutdown:
                 del modules[name]
 
     def _called_by_run_main(self):
-        """Whether the outermost Py_FinalizeEx on the C stack was called by
-        Py_RunMain (the normal way) rather than by Py_Exit's callers."""
-        if self._finalize_ex is None or self._run_main is None:
+        """Whether the shutdown was entered from Py_RunMain's normal end
+        rather than by Py_Exit (sys.exit(), whose status only the
+        interpreter knows). By name: Py_FinalizeEx itself may be inlined
+        (3.13), Py_Exit and Py_RunMain are exported entry points."""
+        if self._stack is None:
             return False
-        (fin_start, fin_end), (run_start, run_end) = self._finalize_ex, self._run_main
-        frames = self._frames
-        count = self._backtrace(frames, 256)
-        # Return addresses: after the call, so at most the function's end.
-        returns = frames[:count]
-        outermost = -1
-        for i, address in enumerate(returns):
-            if address is not None and fin_start < address <= fin_end:
-                outermost = i
-        if not 0 <= outermost < count - 1:
-            return False
-        caller = returns[outermost + 1]
-        return caller is not None and run_start < caller <= run_end
+        names = self._stack()
+        return b"Py_RunMain" in names and b"Py_Exit" not in names
 
     def _on_late(self, _):
         status = self._status
@@ -478,9 +504,11 @@ def _serve():
 
     shutdown = _Shutdown(ctypes, libc)
     gc.freeze()
-    # The value: how many of our processes a case has beside the
-    # program's (the harness sizes the slot's pids.max with it).
-    report(_SERVER_FD, _READY, 1 if cloned else 2)
+    # The value: how many of our processes a case has beside the program's
+    # (the low byte), and which fast paths work on this interpreter (bits
+    # 8-10, zygote.rs WarmPaths), which the harness records and logs.
+    paths = (shutdown.stash_works << 8) | (shutdown.early_works << 9) | (shutdown.late_works << 10)
+    report(_SERVER_FD, _READY, (1 if cloned else 2) | paths)
     while True:
         while True:
             try:

@@ -130,9 +130,71 @@ pub(super) struct Zygote {
     pub mode: Mode,
     /// Whether this is a warm interpreter (warm.rs) rather than the Rust server.
     pub warm: bool,
+    /// Which of the warm interpreter's fast paths work on this interpreter.
+    pub warm_paths: Option<WarmPaths>,
     /// Removed after the server is gone (field order: dropped after `sock`).
     cgroup: Option<CaseCgroup>,
     _slot: tempfile::TempDir,
+}
+
+/// The warm interpreter's fast paths, as it reported them when ready: each
+/// works where its CPython internals are as expected, and one that does not
+/// is off alone (the case then takes the interpreter's own way for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct WarmPaths {
+    /// pid 1 cloned straight into the case's namespaces (clone3).
+    pub cloned: bool,
+    /// The start-up's modules kept out of the program's shutdown (dict
+    /// versions readable).
+    pub stash: bool,
+    /// The early shutdown hook can be armed (site's readline hook).
+    pub early: bool,
+    /// The late way out (the C stack readable: backtrace and dladdr).
+    pub late: bool,
+}
+
+impl WarmPaths {
+    fn from_ready(value: i32) -> WarmPaths {
+        WarmPaths {
+            cloned: value & 0xff == 1,
+            stash: value & 0x100 != 0,
+            early: value & 0x200 != 0,
+            late: value & 0x400 != 0,
+        }
+    }
+
+    /// `pid 1 cloned; shutdown: start-up modules kept, shorter way out`.
+    pub fn describe(self) -> String {
+        let start = if self.cloned {
+            "pid 1 cloned into the case's namespaces"
+        } else {
+            "an intermediate unshares and forks pid 1 (clone3 refused)"
+        };
+        let out = match (self.stash && self.early, self.late && self.early) {
+            (true, true) => "the start-up's modules kept out of the shutdown, a shorter way out",
+            (true, false) => {
+                "the start-up's modules kept out of the shutdown, the interpreter's own way out"
+            }
+            (false, true) => "the interpreter's own module wipe, a shorter way out",
+            (false, false) => "the interpreter's own shutdown",
+        };
+        format!("{start}; {out}")
+    }
+
+    /// Why a fast path is off here, for the log (None: all on).
+    pub fn missing(self) -> Option<String> {
+        let mut why = Vec::new();
+        if !self.early {
+            why.push("no readline hook to time the shutdown by (python -S?)");
+        }
+        if !self.stash {
+            why.push("dict versions are not readable on this interpreter (3.14+ or free-threaded)");
+        }
+        if !self.late {
+            why.push("the C stack is not readable (no backtrace()/dladdr(): musl?)");
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
 }
 
 /// Why a fork server could not be started.
@@ -305,6 +367,7 @@ impl Zygote {
             sock: ours,
             mode: spec.mode,
             warm: spec.warm.is_some(),
+            warm_paths: None,
             cgroup,
             _slot: slot,
         };
@@ -316,8 +379,13 @@ impl Zygote {
         };
         // The warm interpreter says how many of its processes a case has
         // beside the program's: 1 when it clones pid 1 straight into the
-        // case's namespaces, 2 with an intermediate (as `max_tasks` counts).
-        let ready = ready.and_then(|helpers| match (&zygote.cgroup, helpers) {
+        // case's namespaces, 2 with an intermediate (as `max_tasks` counts);
+        // and which of its fast paths work here.
+        let mut zygote = zygote;
+        if let (Ok(value), true) = (&ready, zygote.warm) {
+            zygote.warm_paths = Some(WarmPaths::from_ready(*value));
+        }
+        let ready = ready.and_then(|value| match (&zygote.cgroup, value & 0xff) {
             (Some(group), 1) => group
                 .set_max(spec.max_tasks.saturating_sub(1))
                 .map_err(|source| ZygoteError::Cgroup {
