@@ -101,6 +101,9 @@ impl ServerConfig<'_> {
             out.extend_from_slice(value);
             out.push(0);
         };
+        for (name, value) in constants() {
+            push(&format!("const.{name}"), value.to_string().as_bytes());
+        }
         push("slot", self.slot.as_os_str().as_bytes());
         push("case", self.case.as_os_str().as_bytes());
         push("tmpfs", self.tmpfs);
@@ -111,6 +114,52 @@ impl ServerConfig<'_> {
         }
         out
     }
+}
+
+/// The numbers the server shares with the harness and the kernel, by the
+/// server's names for them: sent at start, so that they are written once
+/// (here, from zygote.rs, isolate.rs and the libc crate), never copied.
+pub(super) fn constants() -> Vec<(&'static str, i64)> {
+    use super::isolate::{REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS};
+    let mut out: Vec<(&'static str, i64)> = super::zygote::stage_numbers()
+        .into_iter()
+        .map(|(name, stage)| (name, i64::from(stage)))
+        .collect();
+    out.extend([
+        ("_READY", i64::from(super::zygote::READY)),
+        ("_REPORT_PID_ONE", i64::from(REPORT_PID_ONE)),
+        ("_REPORT_STATUS", i64::from(REPORT_STATUS)),
+        ("_REPORT_INTERMEDIATE", i64::from(REPORT_INTERMEDIATE)),
+        ("_REPORT_FAILED", i64::from(REPORT_FAILED)),
+        // The case's own user, pid, mount and IPC namespaces; the network
+        // namespace, empty, is the slot's (the server's).
+        (
+            "_CASE_NAMESPACES",
+            i64::from(
+                libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC,
+            ),
+        ),
+        ("_SYS_CLONE3", libc::SYS_clone3),
+        (
+            "_SYS_LANDLOCK_RESTRICT_SELF",
+            libc::SYS_landlock_restrict_self,
+        ),
+        ("_PR_SET_PDEATHSIG", i64::from(libc::PR_SET_PDEATHSIG)),
+        ("_PR_SET_NO_NEW_PRIVS", i64::from(libc::PR_SET_NO_NEW_PRIVS)),
+        ("_MS_REC_PRIVATE", (libc::MS_REC | libc::MS_PRIVATE) as i64),
+        ("_MS_BIND", libc::MS_BIND as i64),
+        (
+            "_MS_REMOUNT_BIND_RDONLY",
+            (libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY) as i64,
+        ),
+        (
+            "_MS_NOSUID_NODEV",
+            (libc::MS_NOSUID | libc::MS_NODEV) as i64,
+        ),
+        // capset(2)'s header version for 64-bit capability sets.
+        ("_CAPABILITY_VERSION", 0x2008_0522),
+    ]);
+    out
 }
 
 #[cfg(test)]
@@ -138,7 +187,10 @@ mod tests {
         };
         let message = config.message();
         let text = String::from_utf8(message).unwrap();
-        for item in text.split('\0').filter(|s| !s.is_empty()) {
+        for item in text
+            .split('\0')
+            .filter(|s| !s.is_empty() && !s.starts_with("const."))
+        {
             let (key, _) = item.split_once('=').unwrap();
             assert!(
                 SERVER.contains(&format!("\"{key}\"")),
@@ -149,27 +201,25 @@ mod tests {
         assert!(text.contains("as=1073741824\0"), "{text}");
     }
 
-    /// The stage and report numbers the server writes are the ones the
-    /// harness decodes (zygote.rs STAGES, isolate.rs REPORT_*).
+    /// The shared numbers go in the message under the names the server
+    /// lists; the server refuses to start on any other set (so every warm
+    /// test would fail), which is why no number is copied into it.
     #[test]
-    fn the_servers_numbers_match_the_harness() {
-        use super::super::isolate::{
-            REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS,
-        };
-        let value = |name: &str| -> i32 {
-            let line = SERVER
-                .lines()
-                .find(|l| l.starts_with(&format!("{name} = ")))
-                .unwrap_or_else(|| panic!("{name} not in the server"));
-            line.split(" = ").nth(1).unwrap().trim().parse().unwrap()
-        };
-        assert_eq!(value("_REPORT_PID_ONE"), REPORT_PID_ONE);
-        assert_eq!(value("_REPORT_STATUS"), REPORT_STATUS);
-        assert_eq!(value("_REPORT_INTERMEDIATE"), REPORT_INTERMEDIATE);
-        assert_eq!(value("_REPORT_FAILED"), REPORT_FAILED);
-        assert_eq!(value("_SERVER_FD"), SERVER_FD);
-        for (name, stage) in super::super::zygote::stage_numbers() {
-            assert_eq!(value(name), stage, "{name}");
+    fn the_shared_numbers_are_sent_under_the_servers_names() {
+        let listed = SERVER
+            .split("_CONSTANTS = (")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .unwrap();
+        for (name, _) in constants() {
+            assert!(listed.contains(&format!("\"{name}\"")), "{name}");
         }
+        let sent: std::collections::BTreeMap<_, _> = constants().into_iter().collect();
+        assert_eq!(sent["_SYS_CLONE3"], libc::SYS_clone3);
+        assert_eq!(
+            sent["_REPORT_STATUS"],
+            i64::from(super::super::isolate::REPORT_STATUS)
+        );
+        assert_eq!(sent.len(), listed.matches('"').count() / 2);
     }
 }

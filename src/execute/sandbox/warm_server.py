@@ -19,32 +19,38 @@ import sys
 _FRESH_MODULES = set(sys.modules)
 _FRESH_IMPORTERS = set(sys.path_importer_cache)
 
-# Setup stages, numbered as zygote.rs STAGES (a unit test there checks).
-_NAMESPACES = 1
-_BIND_SLOT = 2
-_MOUNT_TMPFS = 3
-_ENTER_FOLDER = 4
-_WRITE_SCRIPT = 5
-_RLIMITS = 6
-_REAPER = 7
-_LANDLOCK = 8
-_HAND_OVER = 9
-_FORK = 10
-# Report kinds, as isolate.rs REPORT_*.
-_READY = 0
-_REPORT_PID_ONE = 1
-_REPORT_STATUS = 2
-_REPORT_INTERMEDIATE = 3
-_REPORT_FAILED = 4
+# The numbers shared with the harness (setup stages, report kinds) and the
+# kernel's (namespace, mount and prctl flags, system call numbers) are not
+# written here: the harness sends them from its own definitions (warm.rs
+# CONSTANTS, from zygote.rs, isolate.rs and the libc crate) before the
+# first case, and _take_constants sets these names from them.
+_CONSTANTS = (
+    "_NAMESPACES", "_BIND_SLOT", "_MOUNT_TMPFS", "_ENTER_FOLDER", "_WRITE_SCRIPT",
+    "_RLIMITS", "_REAPER", "_LANDLOCK", "_HAND_OVER", "_FORK",
+    "_READY", "_REPORT_PID_ONE", "_REPORT_STATUS", "_REPORT_INTERMEDIATE", "_REPORT_FAILED",
+    "_CASE_NAMESPACES", "_SYS_CLONE3", "_SYS_LANDLOCK_RESTRICT_SELF",
+    "_PR_SET_PDEATHSIG", "_PR_SET_NO_NEW_PRIVS",
+    "_MS_REC_PRIVATE", "_MS_BIND", "_MS_REMOUNT_BIND_RDONLY", "_MS_NOSUID_NODEV",
+    "_CAPABILITY_VERSION",
+)
 
+# The socket the harness put on this descriptor before exec (warm.rs
+# SERVER_FD): needed to read anything else, so the one number agreed on.
 _SERVER_FD = 3
-# CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC; the network
-# namespace, empty, is the slot's (this server's).
-_CASE_NAMESPACES = 0x10000000 | 0x20000000 | 0x00020000 | 0x08000000
-# clone3's number, the same on every architecture.
-_SYS_CLONE3 = 435
 # PyDictObject: the object header, ma_used, then ma_version_tag.
 _DICT_VERSION_OFFSET = 24
+
+
+def _take_constants(config):
+    """Sets the shared numbers from the harness's `const.<name>` items; a
+    harness that sends other names is another version of this file's."""
+    sent = {}
+    for key, value in config.items():
+        if key.startswith("const."):
+            sent[key[len("const."):]] = int(value)
+    if set(sent) != set(_CONSTANTS):
+        raise RuntimeError("the harness sent the constants %s, this server needs %s" % (sorted(sent), sorted(_CONSTANTS)))
+    globals().update(sent)
 
 
 class _SetupError(Exception):
@@ -309,6 +315,7 @@ def _serve():
             key, _, value = item.partition(b"=")
             config[key.decode()] = value
     number = lambda key: int(config[key])
+    _take_constants(config)
     slot, case = config["slot"], config["case"]
     ruleset = number("ruleset")
     limits = [
@@ -384,12 +391,11 @@ def _serve():
     def prepare_case(script):
         """In the case's namespaces: its mounts, folder, main.py, rlimits."""
         # MS_REC | MS_PRIVATE: our mounts never propagate to the host.
-        check(_NAMESPACES, libc.mount(None, b"/", None, 16384 | (1 << 18), None))
-        # MS_BIND, then MS_REMOUNT | MS_BIND | MS_RDONLY with the locked flags.
-        check(_BIND_SLOT, libc.mount(slot, slot, None, 4096, None))
-        check(_BIND_SLOT, libc.mount(None, slot, None, 32 | 4096 | 1 | number("bind_flags"), b""))
-        # MS_NOSUID | MS_NODEV.
-        check(_MOUNT_TMPFS, libc.mount(b"prompteval-case", case, b"tmpfs", 2 | 4, config["tmpfs"]))
+        check(_NAMESPACES, libc.mount(None, b"/", None, _MS_REC_PRIVATE, None))
+        # A bind mount, then remounted read-only with the locked flags.
+        check(_BIND_SLOT, libc.mount(slot, slot, None, _MS_BIND, None))
+        check(_BIND_SLOT, libc.mount(None, slot, None, _MS_REMOUNT_BIND_RDONLY | number("bind_flags"), b""))
+        check(_MOUNT_TMPFS, libc.mount(b"prompteval-case", case, b"tmpfs", _MS_NOSUID_NODEV, config["tmpfs"]))
         try:
             os.chdir(case)
         except OSError as e:
@@ -418,7 +424,7 @@ def _serve():
     def reap_program(pipe):
         """As pid 1 (isolate::become_pid_one): forks the program (pid 2),
         returning in it only; here, reports its wait status and exits."""
-        check(_REAPER, libc.prctl(1, 9, 0, 0, 0))  # PR_SET_PDEATHSIG, SIGKILL
+        check(_REAPER, libc.prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0))
         try:
             program = os.fork()
         except OSError as e:
@@ -450,7 +456,7 @@ def _serve():
         if pid_one == 0:
             reap_program(pipe)
             return
-        libc.prctl(1, 9, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
         report(pipe, _REPORT_PID_ONE, pid_one)
         close_all_but(pipe)
         exit_like(wait_for(pid_one))
@@ -493,12 +499,12 @@ def _serve():
     def program_setup():
         """In the program: the rest of what execve and the fresh path do."""
         if ruleset >= 0:
-            check(_LANDLOCK, libc.prctl(38, 1, 0, 0, 0))  # PR_SET_NO_NEW_PRIVS
-            check(_LANDLOCK, libc.syscall(446, ruleset, 0))  # landlock_restrict_self
+            check(_LANDLOCK, libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+            check(_LANDLOCK, libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0))
         if not root:
             # execve drops the capabilities a user namespace gave a
             # process that is not root in it; no execve here, so drop them.
-            header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+            header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION, 0)
             data = (ctypes.c_uint32 * 6)()
             check(_HAND_OVER, libc.capset(header, data))
 

@@ -76,8 +76,8 @@ const EXEC: i32 = 9;
 const FORK: i32 = 10;
 const SLOT_NETWORK: i32 = 11;
 
-/// The stages the warm interpreter reports by number (warm_server.py).
-#[cfg(test)]
+/// The stages the warm interpreter reports by number, by its names for
+/// them (sent to it at start: warm.rs `constants`).
 pub(super) fn stage_numbers() -> [(&'static str, i32); 10] {
     [
         ("_NAMESPACES", NAMESPACES),
@@ -94,7 +94,7 @@ pub(super) fn stage_numbers() -> [(&'static str, i32); 10] {
 }
 
 /// The server's "ready" message after it joined its cgroup.
-const READY: i32 = 0;
+pub(super) const READY: i32 = 0;
 
 /// How long a server may take to start, and a killed case to vanish.
 const GRACE: Duration = Duration::from_secs(5);
