@@ -154,15 +154,17 @@ fn openai_sends_chat_completions_and_reads_the_first_choice() {
 }
 
 #[test]
-fn think_blocks_are_stripped_and_separate_reasoning_is_ignored() {
+fn think_blocks_and_separate_reasoning_are_kept_apart_from_the_answer() {
     for protocol in BOTH {
         let server = chat_server(
             protocol,
             Behaviour::Reply("<think>\nhmm, 1+1\n</think>\nprint(2)".into()),
         );
-        assert_eq!(chat(protocol, &server, 0).unwrap().content, "print(2)");
+        let reply = chat(protocol, &server, 0).unwrap();
+        assert_eq!(reply.content, "print(2)");
+        assert_eq!(reply.reasoning.as_deref(), Some("hmm, 1+1"));
     }
-    // Reasoning delivered beside the content never reaches the reply.
+    // Reasoning delivered beside the content never reaches the answer.
     let server = StubServer::start(|req| {
         match req.path.as_str() {
         "/api/chat" => Behaviour::Status(
@@ -181,7 +183,9 @@ fn think_blocks_are_stripped_and_separate_reasoning_is_ignored() {
     }
     });
     for protocol in BOTH {
-        assert_eq!(chat(protocol, &server, 0).unwrap().content, "print(2)");
+        let reply = chat(protocol, &server, 0).unwrap();
+        assert_eq!(reply.content, "print(2)");
+        assert_eq!(reply.reasoning.as_deref(), Some("secret plan"));
     }
 }
 

@@ -68,8 +68,11 @@ class _Shutdown:
     inherited from it, so the kernel copies them one fault at a time:
     measured, 1,300 page faults and two thirds of a case's CPU time for
     print(1). Two hooks cut it short; each acts only at the interpreter's
-    own shutdown (sys.is_finalizing()), and when anything is in doubt it
-    does nothing, so the interpreter finishes as it always would:
+    own shutdown (sys.is_finalizing()). The early one keeps the start-up's
+    unchanged modules out of the wipe on every way out (what that hides
+    from a program is the same whatever the exit status: sandbox.md); the
+    late one acts only when nothing is in doubt, else the interpreter
+    finishes as it always would:
 
     - early, when the shutdown sets sys.__interactivehook__ to None (after
       the threads, atexit, the flush, the collection, and sys.path and
@@ -87,7 +90,7 @@ class _Shutdown:
       exception, else 0. The rest of the shutdown frees memory and writes
       nothing.
 
-    Doubt (the interpreter takes the long way): an interrupt, an error
+    Doubt (the interpreter takes its own way out): an interrupt, an error
     reported while shutting down (a failed flush makes the status 120),
     PYTHONINSPECT, __main__ still holding __file__ (sys.exit() skips its
     removal), or a C stack that shows Py_Exit (sys.exit()'s way into the
@@ -95,7 +98,7 @@ class _Shutdown:
 
     Each part works where its CPython internals are as expected and is off
     otherwise, the interpreter then taking its own way for that part only
-    (`fast_paths` says which are on; the harness records and logs it).
+    (the ready report says which are on; the harness records and logs it).
     """
 
     def __init__(self, ctypes, libc):
