@@ -60,6 +60,26 @@ class _SetupError(Exception):
         self.errno = errno
 
 
+def _function_range(ctypes, libc, name):
+    """(start, end) of an exported C function, from its ELF symbol's size;
+    None if the symbol or its size cannot be found (or on 32 bits, whose
+    symbol layout differs)."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    try:
+        start = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+        info = (ctypes.c_void_p * 4)()
+        symbol = ctypes.c_void_p()
+        libc.dladdr1.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        # RTLD_DL_SYMENT: the Elf64_Sym whose st_size (at 16) we need.
+        if not libc.dladdr1(start, info, ctypes.byref(symbol), 1) or not symbol.value:
+            return None
+        size = ctypes.c_uint64.from_address(symbol.value + 16).value
+    except (AttributeError, ValueError, OSError):
+        return None
+    return (start, start + size) if start and size else None
+
+
 class _Shutdown:
     """A shorter way out of the program's process, as exact as the long one.
 
@@ -112,7 +132,7 @@ class _Shutdown:
         self._exit = libc._exit
         self._hold = ctypes.pythonapi.Py_IncRef
         self._hold.argtypes = [ctypes.py_object]
-        self._stack = self._stack_reader(ctypes, libc)
+        self._normal_way_out = self._way_out_reader(ctypes, libc)
         self._finalizing = sys.is_finalizing
         self._getframe = sys._getframe
         self._modules = sys.modules
@@ -173,39 +193,44 @@ class _Shutdown:
         return first == same and first < inserted < overwritten
 
     @staticmethod
-    def _stack_reader(ctypes, libc):
-        """A function returning the names of the C functions on the stack,
-        or None where backtrace() or dladdr() is missing (musl): the way
-        out cannot be told from the stack there, so the late hook stays off."""
+    def _way_out_reader(ctypes, libc):
+        """A function telling whether the C stack shows the normal way into
+        the shutdown: a return address in Py_RunMain and none in Py_Exit
+        (sys.exit()'s way, whose status only the interpreter knows). The
+        two functions' address ranges are read once, here, from their ELF
+        symbols (by name: Py_FinalizeEx itself is inlined on 3.13). None
+        where backtrace() or the symbols cannot be read (musl, 32 bits):
+        the late hook is then off."""
         try:
-            backtrace, dladdr = libc.backtrace, libc.dladdr
+            backtrace = libc.backtrace
         except AttributeError:
             return None
-
-        class Info(ctypes.Structure):
-            _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
-                        ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
-
+        run_main = _function_range(ctypes, libc, "Py_RunMain")
+        exit_ = _function_range(ctypes, libc, "Py_Exit")
+        if run_main is None or exit_ is None:
+            return None
         backtrace.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(Info)]
         frames = (ctypes.c_void_p * 64)()
-        info = Info()
 
-        def names():
-            count = backtrace(frames, 64)
-            out = []
-            for address in frames[:count]:
-                if address and dladdr(address, ctypes.byref(info)) and info.sname:
-                    out.append(info.sname)
-            return out
+        def normal():
+            seen_run_main = False
+            # Return addresses: after the call, so at most the function's end.
+            for address in frames[: backtrace(frames, 64)]:
+                if address is None:
+                    continue
+                if exit_[0] < address <= exit_[1]:
+                    return False
+                if run_main[0] < address <= run_main[1]:
+                    seen_run_main = True
+            return seen_run_main
 
         # The unwinder loads libgcc_s on first use: here, not in a case.
-        names()
-        return names
+        normal()
+        return normal
 
     @property
     def late_works(self):
-        return self._stack is not None
+        return self._normal_way_out is not None
 
     @property
     def early_works(self):
@@ -262,12 +287,8 @@ class _Shutdown:
     def _called_by_run_main(self):
         """Whether the shutdown was entered from Py_RunMain's normal end
         rather than by Py_Exit (sys.exit(), whose status only the
-        interpreter knows). By name: Py_FinalizeEx itself may be inlined
-        (3.13), Py_Exit and Py_RunMain are exported entry points."""
-        if self._stack is None:
-            return False
-        names = self._stack()
-        return b"Py_RunMain" in names and b"Py_Exit" not in names
+        interpreter knows)."""
+        return self._normal_way_out is not None and self._normal_way_out()
 
     def _on_late(self, _):
         status = self._status
