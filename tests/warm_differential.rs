@@ -33,6 +33,14 @@ fn sandboxes() -> (Sandbox, Sandbox) {
         warm.isolation().environment
     );
     assert!(!fresh.warm());
+    // Every fast path on (this project's machines are glibc CPython
+    // 3.11-3.13): a differential test of the long way alone would not
+    // test the shortcut at all.
+    let environment = &warm.isolation().environment;
+    assert!(
+        environment.contains("the start-up's modules kept out of the shutdown, a shorter way out"),
+        "the warm interpreter's shortcut is off here: {environment}"
+    );
     (warm, fresh)
 }
 
