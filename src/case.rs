@@ -320,6 +320,15 @@ pub struct Tokens {
     pub reasoning_estimated: bool,
 }
 
+impl Tokens {
+    /// The reasoning's token count as shown, `~` marking an estimate
+    /// (`~1450`); None without reasoning.
+    pub fn reasoning_shown(&self) -> Option<String> {
+        let about = if self.reasoning_estimated { "~" } else { "" };
+        (self.reasoning > 0).then(|| format!("{about}{}", self.reasoning))
+    }
+}
+
 impl CaseRecord {
     /// What ran: the whole program, else the extracted code.
     pub fn program_run(&self) -> Option<&str> {

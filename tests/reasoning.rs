@@ -133,6 +133,9 @@ fn ollama_thinking_is_kept_apart_judged_never_and_counted() {
         .collect();
     assert_eq!(snaps.len(), 9);
     assert!(snaps.iter().all(|s| s.contains("decoy")), "{}", snaps[0]);
+    let detailed =
+        std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap();
+    assert!(detailed.contains("\"reasoning\"") && detailed.contains("decoy"));
     let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(html.contains("<details class=\"reasoning\">"));
 }

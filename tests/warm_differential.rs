@@ -427,7 +427,7 @@ fn hostile_and_edge_programs_behave_the_same_warm_or_fresh() {
     let both = sandboxes();
     let failures: Vec<String> = PROGRAMS
         .iter()
-        .filter_map(|(name, code)| differ(&both, name, &Runnable::Plain(code.to_string()), None))
+        .filter_map(|(name, code)| differ(&both, name, &Runnable::plain(code), None))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

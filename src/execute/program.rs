@@ -256,41 +256,57 @@ fn compile_all(python: &Path, texts: &[&str]) -> Result<Vec<Option<String>>, Com
 /// has the shape `shapes` found, as the report shows it: the code,
 /// completed, then the question's tests.
 pub fn assemble(question: &Question, code: &str, shapes: &Shapes) -> String {
-    let mut program = completed(question, code, shapes);
-    if let Some(tests) = &question.tests {
-        if !program.ends_with('\n') {
-            program.push('\n');
-        }
-        program.push_str("\n\n");
-        program.push_str(tests);
-        program.push('\n');
-    }
-    program
+    assembled(question, code, shapes).0
 }
 
-/// What the sandbox runs for `code`: [`assemble`]'s program, line for
-/// line, with the markers that prove the tests ran to their end
-/// (sandbox/proof.rs) when the question has tests.
-pub enum Runnable {
-    Plain(String),
-    Tested(ProofMarks),
+/// [`assemble`]'s program, and with tests, the byte where the blank line
+/// before them starts (where the proof's start marker goes).
+fn assembled(question: &Question, code: &str, shapes: &Shapes) -> (String, Option<usize>) {
+    let mut program = completed(question, code, shapes);
+    let Some(tests) = &question.tests else {
+        return (program, None);
+    };
+    if !program.ends_with('\n') {
+        program.push('\n');
+    }
+    let blank_at = program.len();
+    program.push_str("\n\n");
+    program.push_str(tests);
+    program.push('\n');
+    (program, Some(blank_at))
+}
+
+/// What the sandbox runs for `code`: [`assemble`]'s program (`shown`, as
+/// the report shows it), with the markers that prove the tests ran to
+/// their end (sandbox/proof.rs) when the question has tests.
+pub struct Runnable {
+    pub shown: String,
+    proof: Option<ProofMarks>,
 }
 
 impl Runnable {
+    /// A program without tests, run as it is.
+    pub fn plain(program: &str) -> Runnable {
+        Runnable {
+            shown: program.to_string(),
+            proof: None,
+        }
+    }
+
     /// Runs it in `sandbox`: a tests program with its proof.
     pub fn run(&self, sandbox: &Sandbox) -> Result<ExecutionRecord, SandboxError> {
-        match self {
-            Runnable::Plain(text) => sandbox.run(text),
-            Runnable::Tested(marks) => sandbox.run_tested(marks),
+        match &self.proof {
+            Some(marks) => sandbox.run_tested(marks),
+            None => sandbox.run(&self.shown),
         }
     }
 }
 
 pub fn runnable(question: &Question, code: &str, shapes: &Shapes) -> Runnable {
-    let program = completed(question, code, shapes);
-    match &question.tests {
-        Some(tests) => Runnable::Tested(ProofMarks::program(&program, tests)),
-        None => Runnable::Plain(program),
+    let (shown, blank_at) = assembled(question, code, shapes);
+    Runnable {
+        proof: blank_at.map(|at| ProofMarks::around(&shown, at)),
+        shown,
     }
 }
 

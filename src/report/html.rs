@@ -420,6 +420,7 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
 }
 
 fn rows(summary: &Summary) -> Vec<Row> {
+    let verdicts = failure_verdicts(summary.prompt_results.values());
     summary
         .prompt_results
         .iter()
@@ -433,8 +434,8 @@ fn rows(summary: &Summary) -> Vec<Row> {
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
             pass_at_k: r.pass_at_k_text(),
-            verdict_counts: failure_verdicts(summary.prompt_results.values())
-                .into_iter()
+            verdict_counts: verdicts
+                .iter()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
                 .collect(),
             rounds: r.rounds.as_ref().map(|s| {
@@ -507,10 +508,10 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
                 .map_or(0, |s| s.chars().count()),
         reply: case.reply.as_deref(),
         reasoning: case.reasoning.as_deref().filter(|r| !r.trim().is_empty()),
-        reasoning_tokens: case.tokens.filter(|t| t.reasoning > 0).map(|t| {
-            let about = if t.reasoning_estimated { "~" } else { "" };
-            format!("{about}{} reasoning tokens", t.reasoning)
-        }),
+        reasoning_tokens: case
+            .tokens
+            .and_then(|t| t.reasoning_shown())
+            .map(|n| format!("{n} reasoning tokens")),
         stderr,
         detail: case.detail.as_deref(),
         api_failure: case.api_failure.map(|f| f.as_str()),
@@ -524,14 +525,13 @@ fn case_view(case: &CaseRecord) -> CaseView<'_> {
             (_, true) => format!("{:.2}s (cached)", case.llm_secs),
             _ => format!("{:.2}s", case.llm_secs),
         },
-        tokens: case.tokens.map(|t| match t.reasoning {
-            0 => format!("{} prompt + {} completion tokens", t.prompt, t.completion),
-            r => format!(
-                "{} prompt + {} completion tokens ({}{r} reasoning, {} answer)",
+        tokens: case.tokens.map(|t| match t.reasoning_shown() {
+            None => format!("{} prompt + {} completion tokens", t.prompt, t.completion),
+            Some(reasoning) => format!(
+                "{} prompt + {} completion tokens ({reasoning} reasoning, {} answer)",
                 t.prompt,
                 t.completion,
-                if t.reasoning_estimated { "~" } else { "" },
-                t.completion.saturating_sub(r)
+                t.completion.saturating_sub(t.reasoning)
             ),
         }),
         tokens_total: case.tokens.map(|t| t.prompt + t.completion),

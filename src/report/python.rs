@@ -51,11 +51,8 @@ pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
         // Before the reply, as the model wrote it; never what was judged.
         let tokens = case
             .tokens
-            .filter(|t| t.reasoning > 0)
-            .map(|t| {
-                let about = if t.reasoning_estimated { "~" } else { "" };
-                format!(" ({about}{} tokens)", t.reasoning)
-            })
+            .and_then(|t| t.reasoning_shown())
+            .map(|n| format!(" ({n} tokens)"))
             .unwrap_or_default();
         push_block(
             &mut out,

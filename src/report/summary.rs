@@ -336,15 +336,16 @@ impl PromptResult {
             n => n as u64,
         };
         let t = &self.tokens;
-        match t.reasoning / n {
-            0 if t.reasoning == 0 => format!("{}+{}", t.prompt / n, t.completion / n),
-            reasoning => format!(
-                "{}+({}{reasoning}r+{})",
-                t.prompt / n,
-                if t.reasoning_estimated { "~" } else { "" },
-                t.completion.saturating_sub(t.reasoning) / n
-            ),
+        if t.reasoning == 0 {
+            return format!("{}+{}", t.prompt / n, t.completion / n);
         }
+        format!(
+            "{}+({}{}r+{})",
+            t.prompt / n,
+            if t.reasoning_estimated { "~" } else { "" },
+            t.reasoning / n,
+            t.completion.saturating_sub(t.reasoning) / n
+        )
     }
 
     /// `0.07s`, or `-` when no program ran.

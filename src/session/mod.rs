@@ -631,20 +631,20 @@ impl Session {
             summary,
             report::Labels::of(info.language),
         )));
-        let cut: usize = std::iter::once(summary)
-            .chain(summary.models.values())
-            .flat_map(|s| s.prompt_results.values())
-            .map(|r| r.truncated_replies)
-            .sum();
+        // Every prompt's results: the run's, or each model's.
+        let results = || {
+            std::iter::once(summary)
+                .chain(summary.models.values())
+                .flat_map(|s| s.prompt_results.values())
+        };
+        let cut: usize = results().map(|r| r.truncated_replies).sum();
         if cut > 0 {
             out.emit(Event::CutReplies {
                 replies: cut,
                 limit: self.config.llm.num_predict,
             });
         }
-        let no_answer: usize = std::iter::once(summary)
-            .chain(summary.models.values())
-            .flat_map(|s| s.prompt_results.values())
+        let no_answer: usize = results()
             .filter_map(|r| {
                 r.error_breakdown
                     .get(crate::case::Verdict::NoAnswer.as_str())
@@ -730,9 +730,8 @@ fn reasoning_settings(config: &Config) -> Vec<String> {
         if think == crate::config::Think::On(false) {
             continue;
         }
-        let budget = model.llm.num_predict.filter(|n| *n < REASONING_BUDGET);
-        let timeout = Some(model.llm.timeout_secs).filter(|s| *s < REASONING_SECS);
-        if budget.is_some() || timeout.is_some() {
+        let small_budget = model.llm.num_predict.is_some_and(|n| n < REASONING_BUDGET);
+        if small_budget || model.llm.timeout_secs < REASONING_SECS {
             lines.push(format!(
                 "{}: llm.num_predict = {} and llm.timeout_secs = {} may be too small for a \
                  reasoning model (it often reasons for thousands of tokens; a budget spent \

@@ -246,9 +246,9 @@ impl Pipeline {
         // What runs: the reply's code, completed for an entry point and
         // followed by the question's tests (program.rs).
         let code = extracted.code;
-        let program = program::assemble(question, &code, &self.shapes);
+        let runnable = program::runnable(question, &code, &self.shapes);
         record.reply = Some(reply);
-        match program::runnable(question, &code, &self.shapes).run(&self.sandbox) {
+        match runnable.run(&self.sandbox) {
             Ok(execution) => {
                 let judgement = judge_question(&execution, question);
                 record.verdict = judgement.verdict;
@@ -283,7 +283,7 @@ impl Pipeline {
                 None => note.to_string(),
             });
         }
-        record.program = (program != code).then_some(program);
+        record.program = (runnable.shown != code).then_some(runnable.shown);
         record.code = Some(code);
     }
 }
@@ -364,10 +364,7 @@ fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
     let (reasoning_tokens, estimated) = match usage.reasoning_tokens {
         Some(n) => (n, false),
         None if reasoning.is_empty() => (0, false),
-        None => (
-            crate::ask::backend::reasoning::estimate_tokens(reasoning),
-            true,
-        ),
+        None => (request::estimate_generated_tokens(reasoning), true),
     };
     record.tokens = usage
         .prompt_tokens

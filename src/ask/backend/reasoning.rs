@@ -101,14 +101,6 @@ fn harmony(content: &str) -> Split {
     }
 }
 
-/// A token count estimated from text, for servers that report none apart
-/// (Ollama counts reasoning and answer together in `eval_count`): about
-/// four characters a token, as the usual rule of thumb for English and
-/// code. Said to be an estimate wherever it is shown.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,7 +146,5 @@ mod tests {
         let s = split("thought", "<think>more</think>answer");
         assert_eq!(s.answer, "answer");
         assert_eq!(s.reasoning, "thought\n\nmore");
-        assert_eq!(estimate_tokens("abcdefgh"), 2);
-        assert_eq!(estimate_tokens("abcdefghi"), 3);
     }
 }

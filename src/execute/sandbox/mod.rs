@@ -99,12 +99,15 @@ fn program_env(folder: &Path) -> Vec<(&'static str, OsString)> {
     ]
 }
 
-/// The environment of an interpreter started fresh for a case: the
-/// program's, then `PYTHONPATH` naming the tests' prelude (proof.rs), which
-/// removes it again before main.py runs, as the warm interpreter does.
-fn fresh_env(folder: &Path, prelude: &Path) -> Vec<(&'static str, OsString)> {
-    let mut env = program_env(folder);
-    env.push(("PYTHONPATH", prelude.as_os_str().to_owned()));
+/// `env` (the program's) with `PYTHONPATH` naming `dir` last: the warm
+/// server's folder, or the tests' prelude (proof.rs) of a fresh start. Each
+/// removes it before main.py runs, which leaves `os.environ` in a fresh
+/// start's order.
+fn with_pythonpath(
+    mut env: Vec<(&'static str, OsString)>,
+    dir: &Path,
+) -> Vec<(&'static str, OsString)> {
+    env.push(("PYTHONPATH", dir.as_os_str().to_owned()));
     env
 }
 
@@ -547,7 +550,7 @@ impl Sandbox {
             .args(interpreter_args(&self.python))
             .current_dir(folder)
             .env_clear()
-            .envs(fresh_env(folder, &self.prelude))
+            .envs(with_pythonpath(program_env(folder), &self.prelude))
             .stdin(Stdio::null())
             // Without a pid namespace, the group is what the timeout kills.
             .process_group(0);

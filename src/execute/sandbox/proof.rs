@@ -55,20 +55,18 @@ pub struct ProofMarks {
 }
 
 impl ProofMarks {
-    /// `program` then `tests`, laid out line for line as
-    /// `program::assemble` shows them (the start marker takes the first of
-    /// the two blank lines between them), then the end marker: tracebacks
-    /// name the lines the report shows.
-    pub fn program(program: &str, tests: &str) -> ProofMarks {
-        let mut text = program.to_string();
+    /// The program the report shows (`program::assemble`: the code, then a
+    /// blank line starting at byte `blank_at`, then the tests), with the
+    /// start marker on that blank line and the end marker after the tests:
+    /// every other line keeps its number, so tracebacks name the lines the
+    /// report shows.
+    pub fn around(shown: &str, blank_at: usize) -> ProofMarks {
+        let (program, rest) = shown.split_at(blank_at);
+        let start_line = program.matches('\n').count() + 1;
+        let mut text = format!("{program}{START_MARKER}{rest}");
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        let start_line = text.matches('\n').count() + 1;
-        text.push_str(START_MARKER);
-        text.push_str("\n\n");
-        text.push_str(tests);
-        text.push('\n');
         let end_line = text.matches('\n').count() + 1;
         text.push_str(END_MARKER);
         text.push('\n');
@@ -171,22 +169,24 @@ mod tests {
 
     #[test]
     fn markers_keep_the_shown_line_numbers() {
-        let marks = ProofMarks::program(
-            "def add(a, b):\n    return a + b\n",
-            "assert add(1, 2) == 3",
-        );
+        let code = "def add(a, b):\n    return a + b\n";
+        let shown = format!("{code}\n\nassert add(1, 2) == 3\n");
+        let marks = ProofMarks::around(&shown, code.len());
         let lines: Vec<&str> = marks.program.lines().collect();
         assert_eq!(lines[marks.start_line - 1], START_MARKER);
         assert_eq!(lines[marks.end_line - 1], END_MARKER);
-        // The tests sit where "program\n\n\ntests" puts them.
+        // Every other line where the report shows it.
         assert_eq!(lines[4], "assert add(1, 2) == 3");
-        let shown = "def add(a, b):\n    return a + b\n\n\nassert add(1, 2) == 3\n";
         assert_eq!(shown.lines().nth(4), Some("assert add(1, 2) == 3"));
+        assert_eq!(
+            lines[..marks.start_line - 1],
+            shown.lines().collect::<Vec<_>>()[..marks.start_line - 1]
+        );
     }
 
     #[test]
     fn records_are_read_from_their_slots_and_done_needs_the_secret() {
-        let marks = ProofMarks::program("x = 1", "assert x == 1");
+        let marks = ProofMarks::around("x = 1\n\n\nassert x == 1\n", "x = 1\n".len());
         let proof = ProofFile::new(&marks).unwrap();
         assert!(
             proof.read().is_err(),

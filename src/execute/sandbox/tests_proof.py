@@ -36,14 +36,6 @@ _SUSPECT = 320
 _SIZE = 1024
 
 
-def _name_of(cls):
-    try:
-        name = type.__dict__["__qualname__"].__get__(cls)
-    except BaseException:
-        return "?"
-    return name if isinstance(name, str) else "?"
-
-
 def arm(fd=0):
     """Arms the proof if `fd` holds a proof header; otherwise does nothing."""
     import os
@@ -63,6 +55,14 @@ def arm(fd=0):
     import gc
     import io
 
+    # main.py as the interpreter will compile it, read before the secret is
+    # taken: if it cannot be read, the header stays and the harness says the
+    # prelude never ran (its failure), rather than the program's.
+    try:
+        with io.open("main.py", "rb") as f:
+            source = f.read()
+    except OSError:
+        return
     try:
         import fcntl
 
@@ -78,13 +78,7 @@ def arm(fd=0):
         os.close(null)
     except OSError:
         pass  # fd stays the (now empty) proof file; the secret is gone from it
-    try:
-        with io.open("main.py", "rb") as f:
-            source = f.read()
-    except OSError:
-        return
 
-    name_of = _name_of  # the module's functions leave its dict (below)
     pwrite = os.pwrite
     getframe = sys._getframe
     get_objects = gc.get_objects
@@ -93,6 +87,13 @@ def arm(fd=0):
     state = {"code": None, "started": False}
     classes = []
     seen = set()
+
+    def name_of(cls):
+        try:
+            name = type.__dict__["__qualname__"].__get__(cls)
+        except BaseException:
+            return "?"
+        return name if isinstance(name, str) else "?"
 
     def write(offset, text):
         try:
@@ -206,7 +207,7 @@ def _as_sitecustomize():
     # an armed hook keeps what it uses. Not gc.freeze(): that would freeze
     # __main__ too, and its cycles would never be freed at shutdown.
     namespace = globals()
-    for name in ("arm", "_name_of", "_as_sitecustomize"):
+    for name in ("arm", "_as_sitecustomize"):
         namespace.pop(name, None)
     # The installation's own sitecustomize, if any, as a fresh start has;
     # ImportError(name="sitecustomize") when there is none is silenced by

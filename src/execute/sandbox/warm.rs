@@ -26,7 +26,6 @@
 //! shorten the interpreter's teardown where that cannot be seen
 //! (warm_server.py, `_Shutdown`).
 
-use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -52,17 +51,6 @@ pub(super) fn install(cases: &Path) -> io::Result<PathBuf> {
         super::proof::PRELUDE,
     )?;
     Ok(dir)
-}
-
-/// The warm interpreter's environment: the program's, then `PYTHONPATH`
-/// last, so that removing it leaves `os.environ` in a fresh start's order.
-pub(super) fn server_env(
-    program_env: Vec<(&'static str, OsString)>,
-    dir: &Path,
-) -> Vec<(&'static str, OsString)> {
-    let mut env = program_env;
-    env.push(("PYTHONPATH", dir.as_os_str().to_owned()));
-    env
 }
 
 /// What the server needs per case, as NUL-separated `key=value` pairs: it

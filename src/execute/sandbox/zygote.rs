@@ -311,7 +311,7 @@ impl Zygote {
                 exec: Exec::new(
                     spec.python,
                     spec.args,
-                    &warm::server_env((spec.env)(&case), dir),
+                    &super::with_pythonpath((spec.env)(&case), dir),
                 )?,
                 log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
             }),
@@ -350,11 +350,11 @@ impl Zygote {
             bind_flags: locked_flags(slot.path()),
             tmpfs: spec.tmpfs.clone(),
             limits: spec.limits,
-            exec: Exec::new(spec.python, spec.args, &{
-                let mut env = (spec.env)(&case);
-                env.push(("PYTHONPATH", spec.prelude.as_os_str().to_owned()));
-                env
-            })?,
+            exec: Exec::new(
+                spec.python,
+                spec.args,
+                &super::with_pythonpath((spec.env)(&case), spec.prelude),
+            )?,
             warm,
         };
         let pid = isolate::fork().map_err(ZygoteError::Fork)?;
@@ -362,7 +362,7 @@ impl Zygote {
             serve(plan);
         }
         drop(plan);
-        let zygote = Zygote {
+        let mut zygote = Zygote {
             pid,
             sock: ours,
             mode: spec.mode,
@@ -381,7 +381,6 @@ impl Zygote {
         // beside the program's: 1 when it clones pid 1 straight into the
         // case's namespaces, 2 with an intermediate (as `max_tasks` counts);
         // and which of its fast paths work here.
-        let mut zygote = zygote;
         if let (Ok(value), true) = (&ready, zygote.warm) {
             zygote.warm_paths = Some(WarmPaths::from_ready(*value));
         }
