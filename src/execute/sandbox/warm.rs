@@ -108,31 +108,25 @@ impl ServerConfig<'_> {
 /// server's names for them: sent at start, so that they are written once
 /// (here, from zygote.rs, isolate.rs and the libc crate), never copied.
 pub(super) fn constants() -> Vec<(&'static str, i64)> {
-    use super::isolate::{REPORT_FAILED, REPORT_INTERMEDIATE, REPORT_PID_ONE, REPORT_STATUS};
+    use super::isolate::{REPORT_FAILED, REPORT_STATUS};
     let mut out: Vec<(&'static str, i64)> = super::zygote::stage_numbers()
         .into_iter()
         .map(|(name, stage)| (name, i64::from(stage)))
         .collect();
     out.extend([
         ("_READY", i64::from(super::zygote::READY)),
-        ("_REPORT_PID_ONE", i64::from(REPORT_PID_ONE)),
         ("_REPORT_STATUS", i64::from(REPORT_STATUS)),
-        ("_REPORT_INTERMEDIATE", i64::from(REPORT_INTERMEDIATE)),
         ("_REPORT_FAILED", i64::from(REPORT_FAILED)),
-        // The case's own user, pid, mount and IPC namespaces; the network
-        // namespace, empty, is the slot's (the server's).
+        // The case's own user, mount and IPC namespaces; the network and
+        // pid namespaces are the slot's (the server's: it is their pid 1).
         (
             "_CASE_NAMESPACES",
-            i64::from(
-                libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC,
-            ),
+            i64::from(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWIPC),
         ),
-        ("_SYS_CLONE3", libc::SYS_clone3),
         (
             "_SYS_LANDLOCK_RESTRICT_SELF",
             libc::SYS_landlock_restrict_self,
         ),
-        ("_PR_SET_PDEATHSIG", i64::from(libc::PR_SET_PDEATHSIG)),
         ("_PR_SET_NO_NEW_PRIVS", i64::from(libc::PR_SET_NO_NEW_PRIVS)),
         ("_MS_REC_PRIVATE", (libc::MS_REC | libc::MS_PRIVATE) as i64),
         ("_MS_BIND", libc::MS_BIND as i64),
@@ -203,7 +197,10 @@ mod tests {
             assert!(listed.contains(&format!("\"{name}\"")), "{name}");
         }
         let sent: std::collections::BTreeMap<_, _> = constants().into_iter().collect();
-        assert_eq!(sent["_SYS_CLONE3"], libc::SYS_clone3);
+        assert_eq!(
+            sent["_SYS_LANDLOCK_RESTRICT_SELF"],
+            libc::SYS_landlock_restrict_self
+        );
         assert_eq!(
             sent["_REPORT_STATUS"],
             i64::from(super::super::isolate::REPORT_STATUS)

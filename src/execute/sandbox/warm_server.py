@@ -27,9 +27,9 @@ _FRESH_IMPORTERS = set(sys.path_importer_cache)
 _CONSTANTS = (
     "_NAMESPACES", "_BIND_SLOT", "_MOUNT_TMPFS", "_ENTER_FOLDER", "_WRITE_SCRIPT",
     "_RLIMITS", "_REAPER", "_LANDLOCK", "_HAND_OVER", "_FORK",
-    "_READY", "_REPORT_PID_ONE", "_REPORT_STATUS", "_REPORT_INTERMEDIATE", "_REPORT_FAILED",
-    "_CASE_NAMESPACES", "_SYS_CLONE3", "_SYS_LANDLOCK_RESTRICT_SELF",
-    "_PR_SET_PDEATHSIG", "_PR_SET_NO_NEW_PRIVS",
+    "_READY", "_REPORT_STATUS", "_REPORT_FAILED",
+    "_CASE_NAMESPACES", "_SYS_LANDLOCK_RESTRICT_SELF",
+    "_PR_SET_NO_NEW_PRIVS",
     "_MS_REC_PRIVATE", "_MS_BIND", "_MS_REMOUNT_BIND_RDONLY", "_MS_NOSUID_NODEV",
     "_CAPABILITY_VERSION",
 )
@@ -370,10 +370,6 @@ def _serve():
         except OSError:
             pass
 
-    def close_all_but(keep):
-        os.closerange(3, keep)
-        os.closerange(keep + 1, 1 << 30)
-
     def wait_for(pid):
         # As pid 1, orphans of the program are ours to reap on the way.
         while True:
@@ -384,10 +380,21 @@ def _serve():
             if found == pid:
                 return status
 
-    def exit_like(status):
-        if os.WIFEXITED(status):
-            os._exit(os.WEXITSTATUS(status))
-        os._exit(128 + os.WTERMSIG(status))
+    def end_case():
+        """As the slot's pid 1: kills every other process of the namespace
+        (what the program left: daemons, setsid, double forks) and reaps
+        them, as the end of a case's own pid namespace would."""
+        try:
+            os.kill(-1, _signal.SIGKILL)
+        except OSError:
+            pass  # none left
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return  # no child: nothing of the case is left
+            except InterruptedError:
+                pass
 
     def take_output(out, err):
         sock.detach()
@@ -445,80 +452,30 @@ def _serve():
         except (OSError, ValueError) as e:
             raise _SetupError(_RLIMITS, getattr(e, "errno", None) or 5)
 
-    def reap_program(pipe):
-        """As pid 1 (isolate::become_pid_one): forks the program (pid 2),
-        returning in it only; here, reports its wait status and exits."""
-        check(_REAPER, libc.prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0))
-        try:
-            program = os.fork()
-        except OSError as e:
-            raise _SetupError(_REAPER, e.errno)
-        if program == 0:
-            os.setsid()
-            return
-        # Python's SIGINT handler would let the program end its reaper
-        # with a signal: as pid 1, a default disposition shields it.
-        for signal in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT):
-            _signal.signal(signal, _signal.SIG_DFL)
-        close_all_but(pipe)
-        report(pipe, _REPORT_STATUS, wait_for(program))
-        os._exit(0)
+    # The next fork gets pid 2, as a case's program has in the fresh paths:
+    # pid 1 writes the namespace's last pid (CAP_SYS_ADMIN over the slot's
+    # user namespace, kept through the exec: zygote.rs enter_slot_pids).
+    try:
+        last_pid = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
+        os.pwrite(last_pid, b"1", 0)
+    except OSError:
+        last_pid = -1
 
-    def intermediate(out, err, script, pipe):
-        """The intermediate; returns in the program (pid 2) only."""
+    def program(out, err, script, pipe):
+        """The program's process: its own user, mount and IPC namespaces
+        (the pid and network namespaces are the slot's), then what
+        zygote.rs's run_case does, in the same order."""
         take_output(out, err)
-        report(pipe, _REPORT_INTERMEDIATE, os.getpid())
-        # As isolate::enter_namespaces: user, pid, mount and IPC; the
-        # network namespace, empty, is the slot's (this server's).
         check(_NAMESPACES, libc.unshare(_CASE_NAMESPACES))
         map_ids()
         prepare_case(script)
         try:
-            pid_one = os.fork()
+            # Its own session and group: killpg(0) reaches only its own.
+            os.setsid()
         except OSError as e:
             raise _SetupError(_REAPER, e.errno)
-        if pid_one == 0:
-            reap_program(pipe)
-            return
-        libc.prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
-        report(pipe, _REPORT_PID_ONE, pid_one)
-        close_all_but(pipe)
-        exit_like(wait_for(pid_one))
-
-    def pid_one(out, err, script, pipe):
-        """pid 1, cloned straight into the case's namespaces (no
-        intermediate: one copy of this interpreter fewer per case);
-        returns in the program (pid 2) only."""
-        take_output(out, err)
-        map_ids()
-        prepare_case(script)
-        reap_program(pipe)
-
-    # clone3 with the case's namespaces: the child is pid 1 of a new pid
-    # namespace, in new user, mount and IPC namespaces, as unshare then
-    # fork would make it, minus the process in between. Only this thread
-    # exists, so the raw system call leaves no lock held; the child runs
-    # none of os.fork()'s handlers, and needs none (it forks the program
-    # with os.fork()). Where clone3 is refused, the intermediate remains.
-    clone_args = (ctypes.c_uint64 * 11)()
-    clone_args[0] = _CASE_NAMESPACES
-    clone_args[4] = _signal.SIGCHLD
-    libc.syscall.restype = ctypes.c_long
-
-    def clone_pid_one():
-        pid = libc.syscall(ctypes.c_long(_SYS_CLONE3), ctypes.byref(clone_args), ctypes.c_size_t(ctypes.sizeof(clone_args)))
-        if pid < 0:
-            raise OSError(ctypes.get_errno(), "clone3")
-        return pid
-
-    try:
-        trial = clone_pid_one()
-        if trial == 0:
-            os._exit(0)
-        os.waitpid(trial, 0)
-        cloned = True
-    except OSError:
-        cloned = False
+        # A fresh start's SIGINT handler (this server, as pid 1, has none).
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
 
     def program_setup():
         """In the program: the rest of what execve and the fresh path do."""
@@ -534,11 +491,14 @@ def _serve():
 
     shutdown = _Shutdown(ctypes, libc)
     gc.freeze()
-    # The value: how many of our processes a case has beside the program's
-    # (the low byte), and which fast paths work on this interpreter (bits
-    # 8-10, zygote.rs WarmPaths), which the harness records and logs.
+    # As pid 1 a default disposition shields this server from a program's
+    # signals (the kernel drops them); a program gets Python's back.
+    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+    # The value: which fast paths work on this interpreter (bits 8-11,
+    # zygote.rs WarmPaths), which the harness records and logs.
     paths = (shutdown.stash_works << 8) | (shutdown.early_works << 9) | (shutdown.late_works << 10)
-    report(_SERVER_FD, _READY, (1 if cloned else 2) | paths)
+    paths |= (last_pid >= 0) << 11
+    report(_SERVER_FD, _READY, paths)
     while True:
         while True:
             try:
@@ -566,16 +526,19 @@ def _serve():
             continue
         out, err, script, pipe = fds[:4]
         proof = fds[4] if len(fds) == 5 else -1
+        if last_pid >= 0:
+            try:
+                os.pwrite(last_pid, b"1", 0)
+            except OSError:
+                pass
         try:
-            pid = clone_pid_one() if cloned else os.fork()
+            pid = os.fork()
         except OSError as e:
             report(pipe, _REPORT_FAILED, (_FORK << 16) | (e.errno & 0xFFFF))
             pid = -1
-        if pid > 0 and cloned:
-            report(pipe, _REPORT_PID_ONE, pid)
         if pid == 0:
             try:
-                (pid_one if cloned else intermediate)(out, err, script, pipe)
+                program(out, err, script, pipe)
                 program_setup()
                 if proof >= 0:
                     os.dup2(proof, 0)  # as the fresh paths get it: on stdin
@@ -597,8 +560,29 @@ def _serve():
                     pass
                 report(pipe, _REPORT_FAILED, (_HAND_OVER << 16) | 5)
             os._exit(127)
+        # The harness kills the program on timeout through this pidfd
+        # (always a message: without one when the fork failed).
+        handle = -1
+        if pid > 0:
+            try:
+                handle = os.pidfd_open(pid)
+            except OSError:
+                pass
+        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, handle.to_bytes(4, sys.byteorder))] if handle >= 0 else []
+        try:
+            sock.sendmsg([b"program"], rights)
+        except OSError:
+            os._exit(0)
+        if handle >= 0:
+            os.close(handle)
         for fd in fds:
-            os.close(fd)
+            if fd != pipe:
+                os.close(fd)
+        if pid > 0:
+            status = wait_for(pid)
+            end_case()
+            report(pipe, _REPORT_STATUS, status)
+        os.close(pipe)
 
 
 def _hand_over(here, shutdown, proof):

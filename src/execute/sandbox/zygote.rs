@@ -62,6 +62,7 @@ const STAGES: &[&str] = &[
     "executing the interpreter (or handing the warm one over)",
     "forking the case",
     "creating the slot's network namespace",
+    "creating the slot's pid namespace (warm interpreter)",
 ];
 const JOIN_CGROUP: i32 = 0;
 const NAMESPACES: i32 = 1;
@@ -75,6 +76,7 @@ const LANDLOCK: i32 = 8;
 const EXEC: i32 = 9;
 const FORK: i32 = 10;
 const SLOT_NETWORK: i32 = 11;
+const SLOT_PIDS: i32 = 12;
 
 /// The stages the warm interpreter reports by number, by its names for
 /// them (sent to it at start: warm.rs `constants`).
@@ -142,8 +144,9 @@ pub(super) struct Zygote {
 /// is off alone (the case then takes the interpreter's own way for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct WarmPaths {
-    /// pid 1 cloned straight into the case's namespaces (clone3).
-    pub cloned: bool,
+    /// Each program pinned to pid 2 of the slot's pid namespace, as the
+    /// fresh paths have it (`ns_last_pid` writable).
+    pub pinned: bool,
     /// The start-up's modules kept out of the program's shutdown (dict
     /// versions readable).
     pub stash: bool,
@@ -156,19 +159,19 @@ pub(super) struct WarmPaths {
 impl WarmPaths {
     fn from_ready(value: i32) -> WarmPaths {
         WarmPaths {
-            cloned: value & 0xff == 1,
             stash: value & 0x100 != 0,
             early: value & 0x200 != 0,
             late: value & 0x400 != 0,
+            pinned: value & 0x800 != 0,
         }
     }
 
-    /// `pid 1 cloned; shutdown: start-up modules kept, shorter way out`.
+    /// `one fork per case ...; shutdown: start-up modules kept, shorter way out`.
     pub fn describe(self) -> String {
-        let start = if self.cloned {
-            "pid 1 cloned into the case's namespaces"
+        let start = if self.pinned {
+            "one fork per case, of the slot's pid 1, the program as pid 2"
         } else {
-            "an intermediate unshares and forks pid 1 (clone3 refused)"
+            "one fork per case, of the slot's pid 1 (program pids not pinned to 2)"
         };
         let out = match (self.stash && self.early, self.late && self.early) {
             (true, true) => "the start-up's modules kept out of the shutdown, a shorter way out",
@@ -184,6 +187,12 @@ impl WarmPaths {
     /// Why a fast path is off here, for the log (None: all on).
     pub fn missing(self) -> Option<String> {
         let mut why = Vec::new();
+        if !self.pinned {
+            why.push(
+                "/proc/sys/kernel/ns_last_pid is not writable (a kernel without \
+                 CONFIG_CHECKPOINT_RESTORE?): programs see pids other than 2",
+            );
+        }
         if !self.early {
             why.push("no readline hook to time the shutdown by (python -S?)");
         }
@@ -377,22 +386,23 @@ impl Zygote {
                 .and_then(|_| zygote.await_ready()),
             None => zygote.await_ready(),
         };
-        // The warm interpreter says how many of its processes a case has
-        // beside the program's: 1 when it clones pid 1 straight into the
-        // case's namespaces, 2 with an intermediate (as `max_tasks` counts);
-        // and which of its fast paths work here.
+        // The warm interpreter says which of its fast paths work here.
         if let (Ok(value), true) = (&ready, zygote.warm) {
             zygote.warm_paths = Some(WarmPaths::from_ready(*value));
         }
-        let ready = ready.and_then(|value| match (&zygote.cgroup, value & 0xff) {
-            (Some(group), 1) => group
-                .set_max(spec.max_tasks.saturating_sub(1))
-                .map_err(|source| ZygoteError::Cgroup {
-                    path: group.path().to_path_buf(),
-                    source,
-                }),
-            _ => Ok(()),
-        });
+        // The warm interpreter's slot holds two processes of ours beside the
+        // program's (this server, waiting, and the interpreter as pid 1);
+        // the Rust server's case holds three (server, intermediate, reaper).
+        let ready =
+            ready.and_then(|_| match &zygote.cgroup {
+                Some(group) if zygote.warm => group
+                    .set_max(spec.max_tasks.saturating_sub(1))
+                    .map_err(|source| ZygoteError::Cgroup {
+                        path: group.path().to_path_buf(),
+                        source,
+                    }),
+                _ => Ok(()),
+            });
         match (ready, warm_log) {
             (Ok(()), _) => Ok(zygote),
             (Err(cause), Some(log)) => {
@@ -462,12 +472,21 @@ impl Zygote {
         drop(writer);
         drop(script);
         let mut watch = Watch::new(pipe);
+        if self.warm {
+            watch.program = self.receive_program();
+        }
         let mut timed_out = false;
         if !watch.read_until(Some(started + timeout)) {
             timed_out = true;
             watch.kill(Target::Namespace);
             if !watch.read_until(Some(Instant::now() + GRACE)) {
                 watch.kill(Target::Intermediate);
+                if self.warm {
+                    // The warm server did not end the case: the slot goes,
+                    // its pid namespace (every process of the case) with it.
+                    // SAFETY: killing our own child.
+                    unsafe { libc::kill(self.pid, libc::SIGKILL) };
+                }
                 if !watch.read_until(Some(Instant::now() + GRACE)) {
                     return Err(Failure::ServerGone(
                         "a timed-out case did not end 10 s after SIGKILL".into(),
@@ -499,6 +518,30 @@ impl Zygote {
             status: watch.status,
             timed_out,
             duration,
+        })
+    }
+
+    /// The warm interpreter's answer to a case on its socket: a pidfd of
+    /// the program it forked, which a timeout kills (the interpreter, as
+    /// the slot's pid 1, then kills what the program left). None when the
+    /// fork failed, which the report pipe says.
+    fn receive_program(&self) -> Option<OwnedFd> {
+        if !readable(self.sock.as_fd(), Some(Instant::now() + GRACE)) {
+            return None;
+        }
+        let mut payload = [0u8; 8];
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        recvmsg(
+            &self.sock,
+            &mut [IoSliceMut::new(&mut payload)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        )
+        .ok()?;
+        control.drain().find_map(|message| match message {
+            RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
+            _ => None,
         })
     }
 
@@ -543,6 +586,8 @@ struct Watch {
     pipe: File,
     intermediate: Option<OwnedFd>,
     pid_one: Option<OwnedFd>,
+    /// The warm interpreter's program (its server is the slot's pid 1).
+    program: Option<OwnedFd>,
     status: Option<i32>,
     failed: Option<i32>,
 }
@@ -553,6 +598,7 @@ impl Watch {
             pipe,
             intermediate: None,
             pid_one: None,
+            program: None,
             status: None,
             failed: None,
         }
@@ -602,10 +648,16 @@ impl Watch {
     }
 
     /// Killing pid 1 makes the kernel kill the whole pid namespace; the
-    /// intermediate is the last resort (its death kills pid 1 too).
+    /// intermediate is the last resort (its death kills pid 1 too). A warm
+    /// case's program is killed alone: its server, the slot's pid 1, then
+    /// kills and reaps the rest before it closes the report pipe.
     fn kill(&self, target: Target) {
         let fd = match target {
-            Target::Namespace => self.pid_one.as_ref().or(self.intermediate.as_ref()),
+            Target::Namespace => self
+                .pid_one
+                .as_ref()
+                .or(self.intermediate.as_ref())
+                .or(self.program.as_ref()),
             Target::Intermediate => self.intermediate.as_ref(),
         };
         if let Some(fd) = fd {
@@ -770,6 +822,10 @@ fn serve(plan: Plan) -> ! {
         exit(1);
     }
     if let Some(warm) = &plan.warm {
+        if let Err(e) = enter_slot_pids() {
+            report_message(sock, REPORT_FAILED, failure(SLOT_PIDS, &e));
+            exit(1);
+        }
         exec_warm(&plan, warm);
     }
     // Cases are reaped by the kernel; the harness learns their end from
@@ -823,6 +879,39 @@ fn serve(plan: Plan) -> ! {
             Err(e) => report_message(report.as_raw_fd(), REPORT_FAILED, failure(FORK, &e)),
         }
     }
+}
+
+/// For the warm interpreter: a pid namespace of the slot, whose pid 1 is the
+/// interpreter (this returns in it only). Each case is then one fork of it
+/// (the program, pinned to pid 2 through `ns_last_pid`), and when the
+/// program ends the interpreter, as pid 1, kills and reaps whatever it left
+/// (`kill(-1)` reaches every other process of the namespace): the reaper
+/// and the pid namespace per case that the fresh paths need, without a
+/// second copy of the interpreter per case. This process stays behind as
+/// the slot's server for the harness (its pid, its exit), waits for pid 1
+/// and exits as it did; pid 1 dies with it (the parent-death signal), and
+/// the whole namespace with pid 1.
+///
+/// Pid 1 keeps `CAP_SYS_ADMIN` over the slot's own user namespace across
+/// its exec (the ambient set): writing `ns_last_pid` needs it. A case's
+/// program leaves it behind when it enters its own user namespace.
+fn enter_slot_pids() -> io::Result<()> {
+    use rustix::thread::{CapabilitySet, UnshareFlags};
+    // SAFETY: single-threaded; no FILES/FS sharing changes.
+    unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWPID) }?;
+    let pid = isolate::fork()?;
+    if pid == 0 {
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+        let mut sets = rustix::thread::capabilities(None)?;
+        sets.inheritable |= CapabilitySet::SYS_ADMIN;
+        rustix::thread::set_capabilities(None, sets)?;
+        rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true)?;
+        return Ok(());
+    }
+    // Nothing of the harness's, not even the socket: the harness learns the
+    // server's end from the socket, which only pid 1 holds.
+    isolate::close_fds_except(-1);
+    isolate::exit_like(isolate::wait_for(pid))
 }
 
 /// Becomes the warm interpreter: `python -s -B -P main.py` in the slot's
@@ -1038,7 +1127,7 @@ mod tests {
         .to_string();
         assert!(text.contains("mounting the case tmpfs"), "{text}");
         assert!(text.contains("not permitted"), "{text}");
-        assert_eq!(STAGES.len() as i32, SLOT_NETWORK + 1);
+        assert_eq!(STAGES.len() as i32, SLOT_PIDS + 1);
     }
 
     #[test]
