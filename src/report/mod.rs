@@ -55,6 +55,7 @@ use std::path::{Path, PathBuf};
 
 use crate::case::{CaseId, CaseRecord};
 
+pub(crate) use files::write_atomically;
 pub use files::write_json;
 pub use labels::Labels;
 pub use models::{model_folder, models_of};

@@ -96,9 +96,13 @@ pub fn write_manifest(dir: &Path, m: &RunManifest) -> Result<(), SetupError> {
         path: dir.to_path_buf(),
         message: e.to_string(),
     })?;
-    std::fs::write(dir.join(MANIFEST), text).map_err(|e| SetupError::Folder {
-        path: dir.to_path_buf(),
-        message: format!("cannot write {MANIFEST}: {e}"),
+    // Through a temp file and a rename: a run killed while writing it must
+    // still resume (an empty run.json was refused as "not a manifest").
+    crate::report::write_atomically(&dir.join(MANIFEST), text.as_bytes()).map_err(|e| {
+        SetupError::Folder {
+            path: dir.to_path_buf(),
+            message: format!("cannot write {MANIFEST}: {e}"),
+        }
     })
 }
 

@@ -769,7 +769,9 @@ impl Sandbox {
             );
             "process count not bounded".to_string()
         };
-        if self.mode.namespaces && f.pid == 2 && f.ppid == 1 {
+        // Parent pid 1: the probe runs under a namespace's init (pid 2 where
+        // the warm interpreter can pin it, as the fresh paths have it).
+        if self.mode.namespaces && f.ppid == 1 && f.pid >= 2 {
             let origin = if self.serves(self.mode) {
                 "; each case forked from its slot's fork server, which never runs case code"
             } else {

@@ -6,12 +6,13 @@
 //! very command once, in the slot's cgroup and network namespace, with
 //! `PYTHONPATH` pointing at a folder holding [`SERVER`] as
 //! `sitecustomize.py`. `site` imports it at the end of the start-up, just
-//! before the interpreter opens main.py, and there it serves: each case's
-//! pid 1 is cloned into new user, pid, mount and IPC namespaces (where
-//! clone3 is refused, an intermediate unshares them and forks pid 1), binds
-//! the slot read-only, mounts a fresh tmpfs on the case folder, writes
-//! main.py, sets the rlimits and forks the program as pid 2, which enforces
-//! the slot's Landlock ruleset, closes every descriptor but 0-2, and drops
+//! before the interpreter opens main.py, and there it serves. The
+//! interpreter is pid 1 of a pid namespace of the slot's (zygote.rs
+//! `enter_slot_pids`); each case is one fork of it into new user, mount and
+//! IPC namespaces, pinned to pid 2, which binds the slot read-only, mounts a
+//! fresh tmpfs on the case folder, writes main.py, sets the rlimits, starts
+//! its own session, enforces the slot's Landlock ruleset, closes every
+//! descriptor but 0-2, and drops
 //! the capabilities an execve would have dropped: the steps and order of
 //! `zygote::run_case`. Then it undoes what the server changed (modules
 //! imported, `sys.path`, the importer cache, `PYTHONPATH`) and returns from
@@ -21,8 +22,9 @@
 //! codes, signals, `atexit` and the shutdown are the interpreter's own.
 //!
 //! The server never runs case code, so every case starts from the same
-//! state, and nothing a case does reaches the next: each is a fork that ends
-//! with its pid namespace. At the program's shutdown the server's hooks
+//! state, and nothing a case does reaches the next: each is a fork, and
+//! when it ends the server, as pid 1, kills and reaps every other process
+//! of the namespace. At the program's shutdown the server's hooks
 //! shorten the interpreter's teardown where that cannot be seen
 //! (warm_server.py, `_Shutdown`).
 

@@ -902,10 +902,18 @@ fn enter_slot_pids() -> io::Result<()> {
     let pid = isolate::fork()?;
     if pid == 0 {
         rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
-        let mut sets = rustix::thread::capabilities(None)?;
-        sets.inheritable |= CapabilitySet::SYS_ADMIN;
-        rustix::thread::set_capabilities(None, sets)?;
-        rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true)?;
+        // Only the pinning of pids needs it: where the capability cannot be
+        // kept, the interpreter finds ns_last_pid unwritable and says so
+        // (WarmPaths::pinned), and everything else works as before.
+        if let Ok(mut sets) = rustix::thread::capabilities(None) {
+            sets.inheritable |= CapabilitySet::SYS_ADMIN;
+            if rustix::thread::set_capabilities(None, sets).is_ok() {
+                let _ = rustix::thread::configure_capability_in_ambient_set(
+                    CapabilitySet::SYS_ADMIN,
+                    true,
+                );
+            }
+        }
         return Ok(());
     }
     // Nothing of the harness's, not even the socket: the harness learns the
