@@ -36,8 +36,11 @@ _SUSPECT = 320
 _SIZE = 1024
 
 
-def arm(fd=0):
-    """Arms the proof if `fd` holds a proof header; otherwise does nothing."""
+def arm(fd=0, modules=None):
+    """Arms the proof if `fd` holds a proof header; otherwise does nothing.
+    `modules`: (atexit, gc, io, fcntl) already imported (by the warm
+    interpreter, which takes its imports out of sys.modules: imported here,
+    they would be loaded anew in each case)."""
     import os
 
     try:
@@ -51,10 +54,17 @@ def arm(fd=0):
         start, end = int(start), int(end)
     except ValueError:
         return
-    import atexit
-    import gc
-    import io
+    if modules is None:
+        import atexit
+        import gc
+        import io
 
+        try:
+            import fcntl
+        except ImportError:
+            fcntl = None
+    else:
+        atexit, gc, io, fcntl = modules
     # main.py as the interpreter will compile it, read before the secret is
     # taken: if it cannot be read, the header stays and the harness says the
     # prelude never ran (its failure), rather than the program's.
@@ -64,12 +74,12 @@ def arm(fd=0):
     except OSError:
         return
     try:
-        import fcntl
-
+        if fcntl is None:
+            raise OSError("no fcntl")
         # Out of the way of the program's own descriptors, and not
         # inherited by what it execs.
         proof = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64)
-    except (ImportError, OSError):
+    except OSError:
         proof = os.dup(fd)
     os.ftruncate(proof, 0)
     try:

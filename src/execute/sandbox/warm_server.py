@@ -327,9 +327,13 @@ def _serve():
     import ctypes
     import resource
     # What the tests' prelude uses, imported once here rather than per case.
-    import atexit  # noqa: F401
-    import fcntl  # noqa: F401
+    import atexit
+    import fcntl
+    import io
     import prompteval_proof
+
+    def arm_proof():
+        prompteval_proof.arm(0, (atexit, gc, io, fcntl))
 
     here = os.path.dirname(os.path.abspath(__file__))
     sock = _socket.socket(fileno=_SERVER_FD)
@@ -465,6 +469,20 @@ def _serve():
         """The program's process: its own user, mount and IPC namespaces
         (the pid and network namespaces are the slot's), then what
         zygote.rs's run_case does, in the same order."""
+        # The harness kills the program on timeout through this pidfd. Sent
+        # from here, so that the server blocks in its wait at once after
+        # the fork: every page it touched while this process shares them
+        # would be copied, and on a busy core this process would wait.
+        rights = []
+        try:
+            handle = os.pidfd_open(os.getpid())
+            rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, handle.to_bytes(4, sys.byteorder))]
+        except OSError:
+            pass
+        try:
+            sock.sendmsg([b"program"], rights)
+        except OSError:
+            pass
         take_output(out, err)
         check(_NAMESPACES, libc.unshare(_CASE_NAMESPACES))
         map_ids()
@@ -490,7 +508,9 @@ def _serve():
             check(_HAND_OVER, libc.capset(header, data))
 
     shutdown = _Shutdown(ctypes, libc)
-    own_site = _installation_sitecustomize(here)
+    global _OWN_SITE
+    own_site = _OWN_SITE = _installation_sitecustomize(here)
+    expected_modules = _leave_no_trace(here, own_site)
     gc.freeze()
     # As pid 1 a default disposition shields this server from a program's
     # signals (the kernel drops them); a program gets Python's back.
@@ -544,7 +564,7 @@ def _serve():
                 if proof >= 0:
                     os.dup2(proof, 0)  # as the fresh paths get it: on stdin
                 os.closerange(3, 1 << 30)
-                return here, shutdown, prompteval_proof, own_site
+                return shutdown, arm_proof, expected_modules, gc.freeze
             except _SetupError as e:
                 report(pipe, _REPORT_FAILED, (e.stage << 16) | ((e.errno or 5) & 0xFFFF))
             except BaseException as e:
@@ -561,26 +581,18 @@ def _serve():
                     pass
                 report(pipe, _REPORT_FAILED, (_HAND_OVER << 16) | 5)
             os._exit(127)
-        # The harness kills the program on timeout through this pidfd
-        # (always a message: without one when the fork failed).
-        handle = -1
         if pid > 0:
+            status = wait_for(pid)
+        else:
+            # No program: the harness still waits for a message.
             try:
-                handle = os.pidfd_open(pid)
+                sock.sendmsg([b"program"])
             except OSError:
-                pass
-        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, handle.to_bytes(4, sys.byteorder))] if handle >= 0 else []
-        try:
-            sock.sendmsg([b"program"], rights)
-        except OSError:
-            os._exit(0)
-        if handle >= 0:
-            os.close(handle)
+                os._exit(0)
         for fd in fds:
             if fd != pipe:
                 os.close(fd)
         if pid > 0:
-            status = wait_for(pid)
             end_case()
             report(pipe, _REPORT_STATUS, status)
         os.close(pipe)
@@ -604,19 +616,21 @@ def _installation_sitecustomize(here):
         return True
 
 
-def _hand_over(here, shutdown, proof, own_site):
-    """Leaves the interpreter as a fresh start has it at this point."""
-    import gc
-    import os
+# The modules the server imported, out of sys.modules but alive (its
+# functions use them): taken out once, not in each case's process, where
+# every module's reference count written is a page copied.
+_KEPT = []
 
-    shutdown.arm()
-    # A tests case's proof (tests_proof.py), armed from stdin as the fresh
-    # paths' sitecustomize arms it; what it imports goes with ours below.
-    proof.arm()
+
+def _leave_no_trace(here, own_site):
+    """Leaves sys.modules, sys.path, the importer cache and the environment
+    as a fresh start has them at this point, once, in the server; returns
+    how many modules that leaves."""
+    import os
 
     for name in list(sys.modules):
         if name not in _FRESH_MODULES:
-            del sys.modules[name]
+            _KEPT.append(sys.modules.pop(name))
     while here in sys.path:
         sys.path.remove(here)
     # Without a sitecustomize of the installation's, the failed search for
@@ -631,13 +645,28 @@ def _hand_over(here, shutdown, proof, own_site):
         if entry not in _FRESH_IMPORTERS and entry in cache:
             cache[entry] = cache.pop(entry)
     os.environ.pop("PYTHONPATH", None)
+    return len(sys.modules)
+
+
+def _hand_over(shutdown, arm_proof, expected_modules, freeze):
+    """Leaves the interpreter as a fresh start has it at this point (the
+    server did the rest once: _leave_no_trace). Imports nothing: what the
+    server imported is out of sys.modules, and would be imported anew."""
+    shutdown.arm()
+    # A tests case's proof (tests_proof.py), armed from stdin as the fresh
+    # paths' sitecustomize arms it, with the modules the server imported.
+    arm_proof()
+    if len(sys.modules) != expected_modules:
+        for name in list(sys.modules):
+            if name not in _FRESH_MODULES:
+                del sys.modules[name]
     # Everything that exists now (the start-up's objects, and what is left
     # of the server: this module, its frames' garbage) goes to gc's
     # permanent generation: the program's collections, and the one at
     # shutdown, then skip them (in a fork, walking them would copy every
     # page: measured, half of a case's CPU time), and gc.get_objects()
     # does not list the server's leftovers.
-    gc.freeze()
+    freeze()
     # Except __main__: the program's functions hold its dict and its dict
     # holds them, a cycle that the collection at shutdown must be able to
     # free first (it runs the __del__ of what the program left there, as a
@@ -646,14 +675,13 @@ def _hand_over(here, shutdown, proof, own_site):
     main.__dict__.update(sys.modules["__main__"].__dict__)
     sys.modules["__main__"] = main
     shutdown.watch_main(main)
-    return own_site
 
 
 # A fresh start imports the installation's own sitecustomize here, if any;
 # ImportError(name="sitecustomize") when there is none is silenced by site
 # (the search already made: _installation_sitecustomize).
-_own_site = _hand_over(*_serve())
+_hand_over(*_serve())
 del sys.modules["sitecustomize"]
-if not _own_site:
+if not _OWN_SITE:
     raise ModuleNotFoundError("No module named 'sitecustomize'", name="sitecustomize")
 import sitecustomize  # noqa: E402,F401
