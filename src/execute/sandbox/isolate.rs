@@ -286,7 +286,7 @@ pub(super) fn fork() -> io::Result<libc::pid_t> {
 }
 
 /// Exits with the status a shell would show for `status`.
-pub(super) fn exit_like(status: i32) -> ! {
+fn exit_like(status: i32) -> ! {
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else {
@@ -308,7 +308,7 @@ pub(super) fn close_fds_except(keep: i32) {
 
 /// Waits for `pid`, reaping any other child on the way: as pid 1, orphans
 /// of the program are re-parented to us.
-pub(super) fn wait_for(pid: libc::pid_t) -> i32 {
+fn wait_for(pid: libc::pid_t) -> i32 {
     loop {
         let mut status = 0;
         // SAFETY: waitpid on our own children.

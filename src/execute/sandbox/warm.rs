@@ -129,6 +129,7 @@ pub(super) fn constants() -> Vec<(&'static str, i64)> {
             "_SYS_LANDLOCK_RESTRICT_SELF",
             libc::SYS_landlock_restrict_self,
         ),
+        ("_PR_SET_PDEATHSIG", i64::from(libc::PR_SET_PDEATHSIG)),
         ("_PR_SET_NO_NEW_PRIVS", i64::from(libc::PR_SET_NO_NEW_PRIVS)),
         ("_MS_REC_PRIVATE", (libc::MS_REC | libc::MS_PRIVATE) as i64),
         ("_MS_BIND", libc::MS_BIND as i64),

@@ -29,7 +29,7 @@ _CONSTANTS = (
     "_RLIMITS", "_REAPER", "_LANDLOCK", "_HAND_OVER", "_FORK",
     "_READY", "_REPORT_STATUS", "_REPORT_FAILED",
     "_CASE_NAMESPACES", "_SYS_LANDLOCK_RESTRICT_SELF",
-    "_PR_SET_NO_NEW_PRIVS",
+    "_PR_SET_PDEATHSIG", "_PR_SET_NO_NEW_PRIVS",
     "_MS_REC_PRIVATE", "_MS_BIND", "_MS_REMOUNT_BIND_RDONLY", "_MS_NOSUID_NODEV",
     "_CAPABILITY_VERSION",
 )
@@ -317,6 +317,30 @@ class _Shutdown:
         self._exit(status)
 
 
+def _watch_slot(pid_one, os, _signal):
+    """The slot's process for the harness, once pid 1 of its namespace
+    serves: kills pid 1 (and so every process of the namespace) when the
+    harness hangs up, which pid 1 does not see while it waits for a
+    program; exits as pid 1 did. Never returns."""
+    import select
+
+    handle = os.pidfd_open(pid_one)
+    watch = select.poll()
+    watch.register(_SERVER_FD, 0)  # hang-up and errors only
+    watch.register(handle, select.POLLIN)
+    while True:
+        events = dict(watch.poll())
+        if _SERVER_FD in events:
+            try:
+                os.kill(pid_one, _signal.SIGKILL)
+            except OSError:
+                pass
+        if events:
+            break
+    status = os.waitpid(pid_one, 0)[1]
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+
+
 def _serve():
     """Serves cases until the harness hangs up; returns only in a case's
     program process, isolated and with every descriptor of ours closed."""
@@ -361,6 +385,15 @@ def _serve():
     libc.syscall.restype = ctypes.c_long
     libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     root = os.getuid() == 0
+
+    # The slot's pid namespace (zygote.rs enter_slot_pids) takes this
+    # process's first child as its pid 1: the server, from here on. This
+    # process stays as the slot's for the harness (its pid, its exit), idle.
+    pid_one = os.fork()
+    if pid_one:
+        _watch_slot(pid_one, os, _signal)
+    # If the watcher goes (killed by the harness), the namespace goes too.
+    libc.prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
 
     def check(stage, result):
         if result == -1:

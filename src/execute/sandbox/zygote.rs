@@ -881,45 +881,34 @@ fn serve(plan: Plan) -> ! {
     }
 }
 
-/// For the warm interpreter: a pid namespace of the slot, whose pid 1 is the
-/// interpreter (this returns in it only). Each case is then one fork of it
-/// (the program, pinned to pid 2 through `ns_last_pid`), and when the
-/// program ends the interpreter, as pid 1, kills and reaps whatever it left
-/// (`kill(-1)` reaches every other process of the namespace): the reaper
-/// and the pid namespace per case that the fresh paths need, without a
-/// second copy of the interpreter per case. This process stays behind as
-/// the slot's server for the harness (its pid, its exit), waits for pid 1
-/// and exits as it did; pid 1 dies with it (the parent-death signal), and
-/// the whole namespace with pid 1.
+/// For the warm interpreter: a pid namespace of the slot, which the
+/// interpreter's first child enters as its pid 1 (warm_server.py: the
+/// interpreter forks it at once, and itself stays behind as the slot's
+/// process for the harness, idle, killing pid 1 if the harness hangs up).
+/// Each case is then one fork of pid 1 (the program, pinned to pid 2
+/// through `ns_last_pid`), and when the program ends pid 1 kills and reaps
+/// whatever it left (`kill(-1)` reaches every other process of the
+/// namespace): the reaper and the pid namespace per case that the fresh
+/// paths need, without a second copy of the interpreter per case.
 ///
-/// Pid 1 keeps `CAP_SYS_ADMIN` over the slot's own user namespace across
-/// its exec (the ambient set): writing `ns_last_pid` needs it. A case's
-/// program leaves it behind when it enters its own user namespace.
+/// The interpreter keeps `CAP_SYS_ADMIN` over the slot's own user namespace
+/// across its exec (the ambient set): writing `ns_last_pid` needs it. A
+/// case's program leaves it behind when it enters its own user namespace.
 fn enter_slot_pids() -> io::Result<()> {
     use rustix::thread::{CapabilitySet, UnshareFlags};
     // SAFETY: single-threaded; no FILES/FS sharing changes.
     unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWPID) }?;
-    let pid = isolate::fork()?;
-    if pid == 0 {
-        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
-        // Only the pinning of pids needs it: where the capability cannot be
-        // kept, the interpreter finds ns_last_pid unwritable and says so
-        // (WarmPaths::pinned), and everything else works as before.
-        if let Ok(mut sets) = rustix::thread::capabilities(None) {
-            sets.inheritable |= CapabilitySet::SYS_ADMIN;
-            if rustix::thread::set_capabilities(None, sets).is_ok() {
-                let _ = rustix::thread::configure_capability_in_ambient_set(
-                    CapabilitySet::SYS_ADMIN,
-                    true,
-                );
-            }
+    // Only the pinning of pids needs it: where the capability cannot be
+    // kept, the interpreter finds ns_last_pid unwritable and says so
+    // (WarmPaths::pinned), and everything else works as before.
+    if let Ok(mut sets) = rustix::thread::capabilities(None) {
+        sets.inheritable |= CapabilitySet::SYS_ADMIN;
+        if rustix::thread::set_capabilities(None, sets).is_ok() {
+            let _ =
+                rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true);
         }
-        return Ok(());
     }
-    // Nothing of the harness's, not even the socket: the harness learns the
-    // server's end from the socket, which only pid 1 holds.
-    isolate::close_fds_except(-1);
-    isolate::exit_like(isolate::wait_for(pid))
+    Ok(())
 }
 
 /// Becomes the warm interpreter: `python -s -B -P main.py` in the slot's
