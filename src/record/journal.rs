@@ -1,11 +1,15 @@
 //! Append-only JSON-lines journal of finished cases: one line per case,
-//! written and synced as soon as the case ends, so a killed run keeps every
-//! finished case and `PROMPTEVAL_RESUME` can skip them.
+//! written as soon as the case ends, so a killed run keeps every finished
+//! case and `PROMPTEVAL_RESUME` can skip them. A background thread syncs the
+//! file to disk after each append (several appends share one sync), so a
+//! machine that loses power loses at most the last milliseconds' cases,
+//! which a resume asks again.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 
 use serde::Deserialize;
 
@@ -17,6 +21,51 @@ pub struct Journal {
     path: PathBuf,
     file: Mutex<File>,
     torn: Option<TornTail>,
+    durability: Arc<Durability>,
+    syncer: Option<JoinHandle<()>>,
+}
+
+/// What the syncer thread and the appenders share. A sync per append on
+/// the case's own thread held each execution slot 0.3 ms per case here
+/// (fdatasync on ext4), in series with the next case.
+#[derive(Default)]
+struct Durability {
+    state: Mutex<SyncState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct SyncState {
+    appended: u64,
+    synced: u64,
+    closing: bool,
+    /// The first failed sync, returned by the next append.
+    failed: Option<std::io::Error>,
+}
+
+impl Durability {
+    /// Syncs whenever something was appended since the last sync, until
+    /// the journal closes (then once more, if needed).
+    fn run(&self, file: File) {
+        let lock = || self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = lock();
+        loop {
+            while state.appended == state.synced && !state.closing {
+                state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            if state.appended == state.synced {
+                return;
+            }
+            let target = state.appended;
+            drop(state);
+            let result = file.sync_data();
+            state = lock();
+            state.synced = target;
+            if let Err(e) = result {
+                state.failed.get_or_insert(e);
+            }
+        }
+    }
 }
 
 /// What opening found after the last complete line: the trace of a write
@@ -44,10 +93,19 @@ impl Journal {
             .read(true)
             .open(&path)?;
         let torn = repair_tail(&mut file)?;
+        let durability = Arc::new(Durability::default());
+        let syncer = {
+            let (durability, file) = (durability.clone(), file.try_clone()?);
+            std::thread::Builder::new()
+                .name("journal-sync".into())
+                .spawn(move || durability.run(file))?
+        };
         Ok(Journal {
             path,
             file: Mutex::new(file),
             torn,
+            durability,
+            syncer: Some(syncer),
         })
     }
 
@@ -60,7 +118,8 @@ impl Journal {
         &self.path
     }
 
-    /// Appends one record as a single write, then syncs it to disk.
+    /// Appends one record as a single write; the syncer thread syncs it to
+    /// disk. A sync that failed since the last append is returned here.
     pub fn append(&self, record: &CaseRecord) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
         line.push(b'\n');
@@ -68,7 +127,43 @@ impl Journal {
         // file itself is still usable.
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         file.write_all(&line)?;
-        file.sync_data()
+        drop(file);
+        let mut state = self
+            .durability
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = state.failed.take() {
+            return Err(e);
+        }
+        state.appended += 1;
+        self.durability.wake.notify_one();
+        Ok(())
+    }
+}
+
+impl Drop for Journal {
+    /// Waits for the last sync.
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.durability.state.lock() {
+            state.closing = true;
+            self.durability.wake.notify_one();
+        }
+        if let Some(syncer) = self.syncer.take() {
+            let _ = syncer.join();
+        }
+        let failed = self
+            .durability
+            .state
+            .lock()
+            .ok()
+            .and_then(|mut s| s.failed.take());
+        if let Some(e) = failed {
+            tracing::warn!(
+                "{}: the last records may not be on disk: {e}",
+                self.path.display()
+            );
+        }
     }
 }
 
