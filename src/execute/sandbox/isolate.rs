@@ -12,16 +12,16 @@
 //! other process of the namespace, setsid or double fork notwithstanding.
 //! On timeout the harness kills pid 1, with the same effect.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
 use rustix::fs::{CWD, Mode, OFlags, openat};
-use rustix::mount::{MountFlags, MountPropagationFlags, mount, mount_change};
 use rustix::thread::UnshareFlags;
 
-use super::{cgroup, filesystem, limits::Limits};
+use super::case_spec::{self, MountStep, Start};
+use super::{cgroup, filesystem};
 
 /// Everything the child needs, prepared before the fork.
 pub(super) struct ChildPlan {
@@ -30,7 +30,8 @@ pub(super) struct ChildPlan {
     /// The case folder: cwd, HOME and TMPDIR of the program.
     pub folder: CString,
     pub script: Vec<u8>,
-    pub limits: Limits,
+    /// The case's rlimits (case_spec.rs), made before the fork.
+    pub rlimits: Vec<case_spec::RlimitStep>,
     pub cgroup: Option<File>,
     /// The ruleset fd and the rights granted on the case folder.
     pub landlock: Option<(OwnedFd, u64)>,
@@ -39,9 +40,10 @@ pub(super) struct ChildPlan {
 pub(super) struct NamespacePlan {
     pub uid_map: Vec<u8>,
     pub gid_map: Vec<u8>,
-    /// Options of the tmpfs mounted on the case folder, which bounds the
-    /// disk space and inodes a program can use; None keeps the folder on disk.
-    pub tmpfs: Option<CString>,
+    /// The case's mounts (case_spec.rs): private, and a tmpfs on the case
+    /// folder, which bounds the disk space and inodes a program can use,
+    /// unless the folder stays on disk.
+    pub mounts: Vec<MountStep>,
     /// Write end of the pipe on which the intermediate reports pid 1's host
     /// pid and pid 1 the program's wait status.
     pub report: OwnedFd,
@@ -50,12 +52,14 @@ pub(super) struct NamespacePlan {
 impl NamespacePlan {
     /// Maps the harness's own ids, so files keep their owners: the only
     /// mapping an unprivileged user may write.
-    pub fn new(tmpfs: Option<CString>, report: OwnedFd) -> NamespacePlan {
+    pub fn new(folder: &CStr, tmpfs: Option<&CStr>, report: OwnedFd) -> NamespacePlan {
         let (uid_map, gid_map) = id_maps();
         NamespacePlan {
             uid_map,
             gid_map,
-            tmpfs,
+            // Failures here are not reported by stage: the child's error is
+            // returned to Command.
+            mounts: case_spec::mounts(None, folder, tmpfs, case_spec::MountStages::UNREPORTED),
             report,
         }
     }
@@ -80,21 +84,15 @@ impl ChildPlan {
             cgroup::join(procs)?;
         }
         if let Some(ns) = &self.namespaces {
-            enter_namespaces(&ns.uid_map, &ns.gid_map, Network::Own)?;
-            if let Some(options) = &ns.tmpfs {
-                mount(
-                    c"prompteval-case",
-                    self.folder.as_c_str(),
-                    c"tmpfs",
-                    MountFlags::NOSUID | MountFlags::NODEV,
-                    options.as_c_str(),
-                )?;
+            enter_namespaces(&ns.uid_map, &ns.gid_map, Start::Fresh)?;
+            for step in &ns.mounts {
+                step.apply()?;
             }
         }
         // Again after the mount: the cwd set by Command is the folder below it.
         rustix::process::chdir(self.folder.as_c_str())?;
         write_script(&self.script)?;
-        self.limits.apply()?;
+        case_spec::apply_rlimits(&self.rlimits)?;
         if let Some(ns) = &self.namespaces {
             become_pid_one(ns.report.as_raw_fd())?;
         }
@@ -105,29 +103,11 @@ impl ChildPlan {
     }
 }
 
-/// Whose empty network namespace a case runs in.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Network {
-    /// A new one of its own.
-    Own,
-    /// Its fork server's (see [`enter_slot_network`]).
-    Slot,
-}
-
-/// Unshares the case's namespaces and maps the harness's ids in them.
-pub(super) fn enter_namespaces(uid_map: &[u8], gid_map: &[u8], net: Network) -> io::Result<()> {
-    let mut flags =
-        UnshareFlags::NEWUSER | UnshareFlags::NEWPID | UnshareFlags::NEWNS | UnshareFlags::NEWIPC;
-    if net == Network::Own {
-        flags |= UnshareFlags::NEWNET;
-    }
-    unshare_mapped(flags, uid_map, gid_map)?;
-    // Our mounts must never propagate back to the host.
-    mount_change(
-        c"/",
-        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
-    )?;
-    Ok(())
+/// Unshares the case's namespaces (case_spec.rs, by how it starts) and
+/// maps the harness's ids in them; its mounts come next.
+pub(super) fn enter_namespaces(uid_map: &[u8], gid_map: &[u8], start: Start) -> io::Result<()> {
+    let flags = UnshareFlags::from_bits_retain(start.namespaces() as u32);
+    unshare_mapped(flags, uid_map, gid_map)
 }
 
 /// For a fork server: a user namespace of its own (the harness's ids

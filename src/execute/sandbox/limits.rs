@@ -1,7 +1,5 @@
 //! Resource limits, computed before the fork and applied after it.
 
-use rustix::process::{Resource, Rlimit, setrlimit};
-
 use crate::config::SandboxConfig;
 
 const MIB: u64 = 1024 * 1024;
@@ -31,26 +29,10 @@ impl Limits {
     }
 
     /// Async-signal-safe: only setrlimit system calls.
-    pub fn apply(&self) -> std::io::Result<()> {
-        let both = |v: u64| Rlimit {
-            current: Some(v),
-            maximum: Some(v),
-        };
-        setrlimit(Resource::As, both(self.address_space))?;
-        setrlimit(
-            Resource::Cpu,
-            Rlimit {
-                current: Some(self.cpu_secs),
-                maximum: Some(self.cpu_secs.saturating_add(1)),
-            },
-        )?;
-        setrlimit(Resource::Fsize, both(self.file_size))?;
-        setrlimit(Resource::Nofile, both(self.open_files))?;
-        setrlimit(Resource::Core, both(0))?;
-        // Enforced per user namespace for a non-root user; root (kuid 0) is
-        // exempt, which is why a pids cgroup is used too when available.
-        setrlimit(Resource::Nproc, both(self.processes))?;
-        Ok(())
+    /// Sets the case's rlimits (case_spec.rs). Allocates: call it before
+    /// a fork, or use [`case_spec::apply_rlimits`] on steps made before it.
+    pub fn steps(&self) -> Vec<super::case_spec::RlimitStep> {
+        super::case_spec::rlimits(self)
     }
 
     pub fn describe(&self, c: &SandboxConfig) -> String {

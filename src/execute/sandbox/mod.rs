@@ -18,6 +18,7 @@
 //!
 //! Whatever could not be enforced is named in [`Isolation::warnings`].
 
+mod case_spec;
 mod cgroup;
 mod error;
 mod filesystem;
@@ -573,7 +574,8 @@ impl Sandbox {
             .map_err(|_| error(format!("case folder {} contains NUL", folder.display())))?;
         let (namespaces, report) = if mode.namespaces {
             let (reader, writer) = report_pipe()?;
-            let plan = NamespacePlan::new(mode.tmpfs.then(|| self.tmpfs_options()), writer);
+            let tmpfs = mode.tmpfs.then(|| self.tmpfs_options());
+            let plan = NamespacePlan::new(&folder_c, tmpfs.as_deref(), writer);
             (Some(plan), Some(reader))
         } else {
             (None, None)
@@ -594,7 +596,7 @@ impl Sandbox {
             namespaces,
             folder: folder_c,
             script: code.as_bytes().to_vec(),
-            limits: self.limits,
+            rlimits: self.limits.steps(),
             cgroup,
             landlock,
         };

@@ -31,7 +31,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::limits::Limits;
+use super::case_spec::{self, MountStep, RlimitStep, Start};
 
 /// The server, installed as `sitecustomize.py` (see the file's comments).
 pub(super) const SERVER: &str = include_str!("warm_server.py");
@@ -58,32 +58,19 @@ pub(super) fn install(cases: &Path) -> io::Result<PathBuf> {
 /// What the server needs per case, as NUL-separated `key=value` pairs: it
 /// reads them from its socket before it says it is ready.
 pub(super) struct ServerConfig<'a> {
-    pub slot: &'a Path,
     pub case: &'a Path,
-    pub tmpfs: &'a [u8],
+    /// What each case gets (case_spec.rs): the server applies the steps in
+    /// order, knowing none of them.
+    pub mounts: &'a [MountStep],
+    pub rlimits: &'a [RlimitStep],
     pub uid_map: &'a [u8],
     pub gid_map: &'a [u8],
-    pub bind_flags: u64,
-    pub limits: Limits,
     pub landlock: bool,
 }
 
 impl ServerConfig<'_> {
     pub fn message(&self) -> Vec<u8> {
         use std::os::unix::ffi::OsStrExt;
-        let l = self.limits;
-        let numbers = [
-            ("bind_flags", self.bind_flags.to_string()),
-            ("as", l.address_space.to_string()),
-            ("cpu", l.cpu_secs.to_string()),
-            ("fsize", l.file_size.to_string()),
-            ("nofile", l.open_files.to_string()),
-            ("nproc", l.processes.to_string()),
-            (
-                "ruleset",
-                if self.landlock { RULESET_FD } else { -1 }.to_string(),
-            ),
-        ];
         let mut out = Vec::new();
         let mut push = |key: &str, value: &[u8]| {
             out.extend_from_slice(key.as_bytes());
@@ -94,14 +81,16 @@ impl ServerConfig<'_> {
         for (name, value) in constants() {
             push(&format!("const.{name}"), value.to_string().as_bytes());
         }
-        push("slot", self.slot.as_os_str().as_bytes());
         push("case", self.case.as_os_str().as_bytes());
-        push("tmpfs", self.tmpfs);
+        push("mounts", &case_spec::mounts_message(self.mounts));
+        push(
+            "rlimits",
+            case_spec::rlimits_message(self.rlimits).as_bytes(),
+        );
         push("uid_map", self.uid_map);
         push("gid_map", self.gid_map);
-        for (key, value) in &numbers {
-            push(key, value.as_bytes());
-        }
+        let ruleset = if self.landlock { RULESET_FD } else { -1 };
+        push("ruleset", ruleset.to_string().as_bytes());
         out
     }
 }
@@ -121,26 +110,13 @@ pub(super) fn constants() -> Vec<(&'static str, i64)> {
         ("_REPORT_FAILED", i64::from(REPORT_FAILED)),
         // The case's own user, mount and IPC namespaces; the network and
         // pid namespaces are the slot's (the server's: it is their pid 1).
-        (
-            "_CASE_NAMESPACES",
-            i64::from(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWIPC),
-        ),
+        ("_CASE_NAMESPACES", i64::from(Start::Warm.namespaces())),
         (
             "_SYS_LANDLOCK_RESTRICT_SELF",
             libc::SYS_landlock_restrict_self,
         ),
         ("_PR_SET_PDEATHSIG", i64::from(libc::PR_SET_PDEATHSIG)),
         ("_PR_SET_NO_NEW_PRIVS", i64::from(libc::PR_SET_NO_NEW_PRIVS)),
-        ("_MS_REC_PRIVATE", (libc::MS_REC | libc::MS_PRIVATE) as i64),
-        ("_MS_BIND", libc::MS_BIND as i64),
-        (
-            "_MS_REMOUNT_BIND_RDONLY",
-            (libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY) as i64,
-        ),
-        (
-            "_MS_NOSUID_NODEV",
-            (libc::MS_NOSUID | libc::MS_NODEV) as i64,
-        ),
         // capset(2)'s header version for 64-bit capability sets.
         ("_CAPABILITY_VERSION", 0x2008_0522),
     ]);
@@ -153,21 +129,26 @@ mod tests {
 
     #[test]
     fn the_config_message_holds_every_key_the_server_reads() {
-        let limits = Limits {
+        let limits = super::super::limits::Limits {
             address_space: 1 << 30,
             cpu_secs: 20,
             file_size: 1 << 20,
             open_files: 256,
             processes: 64,
         };
+        let mounts = case_spec::mounts(
+            Some((c"/t/slot", 0)),
+            c"/t/slot/case",
+            Some(c"size=1m"),
+            case_spec::MountStages::UNREPORTED,
+        );
+        let rlimits = case_spec::rlimits(&limits);
         let config = ServerConfig {
-            slot: Path::new("/t/slot"),
             case: Path::new("/t/slot/case"),
-            tmpfs: b"size=1m",
+            mounts: &mounts,
+            rlimits: &rlimits,
             uid_map: b"0 0 1\n",
             gid_map: b"0 0 1\n",
-            bind_flags: 2,
-            limits,
             landlock: true,
         };
         let message = config.message();
@@ -183,7 +164,13 @@ mod tests {
             );
         }
         assert!(text.contains("ruleset=4\0"), "{text}");
-        assert!(text.contains("as=1073741824\0"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "rlimits={}:1073741824:1073741824,",
+                libc::RLIMIT_AS
+            )),
+            "{text}"
+        );
     }
 
     /// The shared numbers go in the message under the names the server

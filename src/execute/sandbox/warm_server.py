@@ -25,12 +25,11 @@ _FRESH_IMPORTERS = set(sys.path_importer_cache)
 # CONSTANTS, from zygote.rs, isolate.rs and the libc crate) before the
 # first case, and _take_constants sets these names from them.
 _CONSTANTS = (
-    "_NAMESPACES", "_BIND_SLOT", "_MOUNT_TMPFS", "_ENTER_FOLDER", "_WRITE_SCRIPT",
+    "_NAMESPACES", "_ENTER_FOLDER", "_WRITE_SCRIPT",
     "_RLIMITS", "_REAPER", "_LANDLOCK", "_HAND_OVER", "_FORK",
     "_READY", "_REPORT_STATUS", "_REPORT_FAILED",
     "_CASE_NAMESPACES", "_SYS_LANDLOCK_RESTRICT_SELF",
     "_PR_SET_PDEATHSIG", "_PR_SET_NO_NEW_PRIVS",
-    "_MS_REC_PRIVATE", "_MS_BIND", "_MS_REMOUNT_BIND_RDONLY", "_MS_NOSUID_NODEV",
     "_CAPABILITY_VERSION",
 )
 
@@ -368,16 +367,21 @@ def _serve():
             config[key.decode()] = value
     number = lambda key: int(config[key])
     _take_constants(config)
-    slot, case = config["slot"], config["case"]
+    case = config["case"]
     ruleset = number("ruleset")
-    limits = [
-        (resource.RLIMIT_AS, number("as"), number("as")),
-        (resource.RLIMIT_CPU, number("cpu"), number("cpu") + 1),
-        (resource.RLIMIT_FSIZE, number("fsize"), number("fsize")),
-        (resource.RLIMIT_NOFILE, number("nofile"), number("nofile")),
-        (resource.RLIMIT_CORE, 0, 0),
-        (resource.RLIMIT_NPROC, number("nproc"), number("nproc")),
-    ]
+    # What each case gets, as the harness describes it (case_spec.rs): the
+    # mounts in order (source, target, type, flags, data, the stage a
+    # failure is reported as; "=value" when present), and the rlimits.
+    mounts = []
+    for line in config["mounts"].split(b"\n"):
+        if line:
+            source, target, kind, flags, data, stage = line.split(b"\x1f")
+            present = lambda field: field[1:] if field else None
+            mounts.append((present(source), target, present(kind), int(flags), present(data), int(stage)))
+    limits = []
+    for item in config["rlimits"].split(b","):
+        which, soft, hard = item.split(b":")
+        limits.append((int(which), int(soft), int(hard)))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.unshare.argtypes = [ctypes.c_int]
     libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
@@ -458,12 +462,8 @@ def _serve():
 
     def prepare_case(script):
         """In the case's namespaces: its mounts, folder, main.py, rlimits."""
-        # MS_REC | MS_PRIVATE: our mounts never propagate to the host.
-        check(_NAMESPACES, libc.mount(None, b"/", None, _MS_REC_PRIVATE, None))
-        # A bind mount, then remounted read-only with the locked flags.
-        check(_BIND_SLOT, libc.mount(slot, slot, None, _MS_BIND, None))
-        check(_BIND_SLOT, libc.mount(None, slot, None, _MS_REMOUNT_BIND_RDONLY | number("bind_flags"), b""))
-        check(_MOUNT_TMPFS, libc.mount(b"prompteval-case", case, b"tmpfs", _MS_NOSUID_NODEV, config["tmpfs"]))
+        for source, target, kind, flags, data, stage in mounts:
+            check(stage, libc.mount(source, target, kind, flags, data))
         try:
             os.chdir(case)
         except OSError as e:

@@ -31,13 +31,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rustix::fs::StatVfsMountFlags;
-use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
+use rustix::mount::MountFlags;
 use rustix::net::{
     AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
     SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
 };
 use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
 
+use super::case_spec::{self, MountStages, MountStep, RlimitStep, Start};
 use super::cgroup::{self, CaseCgroup, RunCgroup};
 use super::filesystem::{self, FsPolicy, LandlockError};
 use super::host_files::report_pipe;
@@ -80,11 +81,9 @@ const SLOT_PIDS: i32 = 12;
 
 /// The stages the warm interpreter reports by number, by its names for
 /// them (sent to it at start: warm.rs `constants`).
-pub(super) fn stage_numbers() -> [(&'static str, i32); 10] {
+pub(super) fn stage_numbers() -> [(&'static str, i32); 8] {
     [
         ("_NAMESPACES", NAMESPACES),
-        ("_BIND_SLOT", BIND_SLOT),
-        ("_MOUNT_TMPFS", MOUNT_TMPFS),
         ("_ENTER_FOLDER", ENTER_FOLDER),
         ("_WRITE_SCRIPT", WRITE_SCRIPT),
         ("_RLIMITS", RLIMITS),
@@ -326,16 +325,29 @@ impl Zygote {
             }),
             _ => None,
         };
+        let slot_c = c_path(slot.path())?;
+        let mounts = case_spec::mounts(
+            Some((
+                slot_c.as_c_str(),
+                libc::c_ulong::from(locked_flags(slot.path()).bits()),
+            )),
+            c_path(&case)?.as_c_str(),
+            Some(spec.tmpfs.as_c_str()),
+            MountStages {
+                namespaces: NAMESPACES,
+                bind_slot: BIND_SLOT,
+                tmpfs: MOUNT_TMPFS,
+            },
+        );
+        let rlimits = spec.limits.steps();
         let config = spec.warm.map(|_| {
             let ids = isolate::id_maps();
             warm::ServerConfig {
-                slot: slot.path(),
                 case: &case,
-                tmpfs: spec.tmpfs.as_bytes(),
+                mounts: &mounts,
+                rlimits: &rlimits,
                 uid_map: &ids.0,
                 gid_map: &ids.1,
-                bind_flags: u64::from(locked_flags(slot.path()).bits()),
-                limits: spec.limits,
                 landlock: spec.mode.landlock.is_some(),
             }
             .message()
@@ -354,11 +366,9 @@ impl Zygote {
             },
             ruleset,
             ids: isolate::id_maps(),
-            slot: c_path(slot.path())?,
             case: c_path(&case)?,
-            bind_flags: locked_flags(slot.path()),
-            tmpfs: spec.tmpfs.clone(),
-            limits: spec.limits,
+            mounts: mounts.clone(),
+            rlimits: rlimits.clone(),
             exec: Exec::new(
                 spec.python,
                 spec.args,
@@ -798,11 +808,10 @@ struct Plan {
     ruleset: Option<OwnedFd>,
     /// uid_map and gid_map contents (isolate::id_maps).
     ids: (Vec<u8>, Vec<u8>),
-    slot: CString,
     case: CString,
-    bind_flags: MountFlags,
-    tmpfs: CString,
-    limits: Limits,
+    /// What each case gets (case_spec.rs), made before the fork.
+    mounts: Vec<MountStep>,
+    rlimits: Vec<RlimitStep>,
     exec: Exec,
     warm: Option<WarmExec>,
 }
@@ -1014,28 +1023,13 @@ fn run_case(
         REPORT_INTERMEDIATE,
         rustix::process::getpid().as_raw_nonzero().get(),
     );
-    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1, isolate::Network::Slot) {
+    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1, Start::Forked) {
         fail(NAMESPACES, e);
     }
-    let slot = plan.slot.as_c_str();
-    let bound = mount_bind(slot, slot).and_then(|()| {
-        mount_remount(
-            slot,
-            MountFlags::BIND | MountFlags::RDONLY | plan.bind_flags,
-            c"",
-        )
-    });
-    if let Err(e) = bound {
-        fail(BIND_SLOT, e.into());
-    }
-    if let Err(e) = mount(
-        c"prompteval-case",
-        plan.case.as_c_str(),
-        c"tmpfs",
-        MountFlags::NOSUID | MountFlags::NODEV,
-        plan.tmpfs.as_c_str(),
-    ) {
-        fail(MOUNT_TMPFS, e.into());
+    for step in &plan.mounts {
+        if let Err(e) = step.apply() {
+            fail(step.stage, e);
+        }
     }
     if let Err(e) = rustix::process::chdir(plan.case.as_c_str()) {
         fail(ENTER_FOLDER, e.into());
@@ -1044,7 +1038,7 @@ fn run_case(
         fail(WRITE_SCRIPT, e);
     }
     drop(script);
-    if let Err(e) = plan.limits.apply() {
+    if let Err(e) = case_spec::apply_rlimits(&plan.rlimits) {
         fail(RLIMITS, e);
     }
     // Returns only in the program (pid 2); the intermediate and the reaper
