@@ -531,10 +531,11 @@ impl Zygote {
         })
     }
 
-    /// The warm interpreter's answer to a case on its socket: a pidfd of
-    /// the program it forked, which a timeout kills (the interpreter, as
-    /// the slot's pid 1, then kills what the program left). None when the
-    /// fork failed, which the report pipe says.
+    /// The warm case's first message on the socket: the program's pidfd,
+    /// sent by the program itself as it starts, which a timeout kills (the
+    /// interpreter, as the slot's pid 1, then kills what the program left).
+    /// None when the fork failed (the server then sends the message
+    /// without one, and the report pipe says why).
     fn receive_program(&self) -> Option<OwnedFd> {
         if !readable(self.sock.as_fd(), Some(Instant::now() + GRACE)) {
             return None;
