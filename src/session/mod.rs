@@ -476,11 +476,18 @@ impl Session {
         // report from several parts' journals and these.
         store_run_info(&self.run_dir, &info)?;
         out.emit(Event::Reporting);
+        let reporting = std::time::Instant::now();
         let (summary, written) =
             report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
                 path: self.run_dir.clone(),
                 message: format!("cannot write the report: {e}"),
             })?;
+        // Read by the scale bench (the report's share of a run's time).
+        tracing::debug!(
+            target: "prompteval::report_time",
+            "report written in {:.3} s",
+            reporting.elapsed().as_secs_f64()
+        );
         self.tell_the_report(&info, &summary, &written, &located, out);
         let gate = gate::evaluate(&summary);
         out.emit(Event::StepSummary(&report::step_summary::markdown(
