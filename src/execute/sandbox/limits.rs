@@ -28,9 +28,8 @@ impl Limits {
         }
     }
 
-    /// Async-signal-safe: only setrlimit system calls.
-    /// Sets the case's rlimits (case_spec.rs). Allocates: call it before
-    /// a fork, or use [`case_spec::apply_rlimits`] on steps made before it.
+    /// The case's rlimits as steps (case_spec.rs). Allocates: make them
+    /// before a fork; [`super::case_spec::apply_rlimits`] applies them after.
     pub fn steps(&self) -> Vec<super::case_spec::RlimitStep> {
         super::case_spec::rlimits(self)
     }

@@ -472,8 +472,9 @@ impl Sandbox {
     /// threads exist (their stacks and allocator arenas) are copied and
     /// torn down three times per case. Measured: a late server had 6x the
     /// page tables of an early one. (A warm server execs the interpreter,
-    /// which forks twice per case: pid 1 and the program.) A server that cannot start here is started (or the case
-    /// forked from the harness) when a case needs it.
+    /// whose pid 1 forks once per case.) Usually the servers already started
+    /// alongside the probe (`settle_mode`); a server that cannot start here
+    /// is started (or the case forked from the harness) when a case needs it.
     pub fn prepare(&self, slots: usize) {
         if !self.serves(self.mode) {
             return;
@@ -505,8 +506,8 @@ impl Sandbox {
             mode,
             cases: self.cases.path(),
             cgroup: self.cgroup.as_ref(),
-            // + the server, the intermediate and the reaper (a warm server
-            // without an intermediate lowers it by one when ready).
+            // + the server, the intermediate and the reaper (a warm slot
+            // lowers it by one when ready: the idle interpreter and pid 1).
             max_tasks: self.config.max_processes.saturating_add(3),
             policy: &self.policy,
             python: &self.python.executable,

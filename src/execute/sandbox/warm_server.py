@@ -556,13 +556,9 @@ def _serve():
     paths = (shutdown.stash_works << 8) | (shutdown.early_works << 9) | (shutdown.late_works << 10)
     paths |= (last_pid >= 0) << 11
     report(_SERVER_FD, _READY, paths)
+    # No child is left between cases (end_case reaps them all), so nothing
+    # is reaped here.
     while True:
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
         try:
             data, ancillary, _, _ = sock.recvmsg(16, _socket.CMSG_SPACE(4 * 5), _socket.MSG_CMSG_CLOEXEC)
         except InterruptedError:

@@ -106,8 +106,8 @@ pub(super) struct ServerSpec<'a> {
     pub cases: &'a Path,
     pub cgroup: Option<&'a RunCgroup>,
     /// pids.max of the slot: the program's processes plus the server, the
-    /// intermediate and the reaper (one fewer when the warm interpreter
-    /// clones the reaper without an intermediate).
+    /// intermediate and the reaper (one fewer for a warm slot: the idle
+    /// interpreter and its pid 1).
     pub max_tasks: u64,
     pub policy: &'a FsPolicy,
     pub python: &'a Path,
@@ -325,13 +325,13 @@ impl Zygote {
             }),
             _ => None,
         };
-        let slot_c = c_path(slot.path())?;
+        let (slot_c, case_c) = (c_path(slot.path())?, c_path(&case)?);
         let mounts = case_spec::mounts(
             Some((
                 slot_c.as_c_str(),
                 libc::c_ulong::from(locked_flags(slot.path()).bits()),
             )),
-            c_path(&case)?.as_c_str(),
+            &case_c,
             Some(spec.tmpfs.as_c_str()),
             MountStages {
                 namespaces: NAMESPACES,
@@ -366,7 +366,7 @@ impl Zygote {
             },
             ruleset,
             ids: isolate::id_maps(),
-            case: c_path(&case)?,
+            case: case_c.clone(),
             mounts: mounts.clone(),
             rlimits: rlimits.clone(),
             exec: Exec::new(
@@ -400,9 +400,9 @@ impl Zygote {
         if let (Ok(value), true) = (&ready, zygote.warm) {
             zygote.warm_paths = Some(WarmPaths::from_ready(*value));
         }
-        // The warm interpreter's slot holds two processes of ours beside the
-        // program's (this server, waiting, and the interpreter as pid 1);
-        // the Rust server's case holds three (server, intermediate, reaper).
+        // A warm slot holds two processes of ours beside the program's (the
+        // interpreter, idle, and its child, the slot's pid 1); the Rust
+        // server's case holds three (server, intermediate, reaper).
         let ready =
             ready.and_then(|_| match &zygote.cgroup {
                 Some(group) if zygote.warm => group
