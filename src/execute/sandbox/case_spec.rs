@@ -70,7 +70,7 @@ impl MountStep {
     }
 }
 
-/// The stages mounts are reported as (zygote.rs `STAGES`).
+/// The stages mounts are reported as (setup_stage.rs `STAGES`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct MountStages {
     pub namespaces: i32,

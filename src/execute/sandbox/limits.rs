@@ -28,12 +28,6 @@ impl Limits {
         }
     }
 
-    /// The case's rlimits as steps (case_spec.rs). Allocates: make them
-    /// before a fork; [`super::case_spec::apply_rlimits`] applies them after.
-    pub fn steps(&self) -> Vec<super::case_spec::RlimitStep> {
-        super::case_spec::rlimits(self)
-    }
-
     pub fn describe(&self, c: &SandboxConfig) -> String {
         format!(
             "address space {} MiB, CPU {} s, file size {} MiB, {} open files, no core dumps, \

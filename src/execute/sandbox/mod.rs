@@ -29,6 +29,7 @@ mod limits;
 mod mode;
 mod probe;
 mod proof;
+mod setup_stage;
 mod warm;
 mod zygote;
 
@@ -632,7 +633,7 @@ impl Sandbox {
             namespaces,
             folder: folder_c,
             script: code.as_bytes().to_vec(),
-            rlimits: self.limits.steps(),
+            rlimits: case_spec::rlimits(&self.limits),
             cgroup,
             landlock,
         };

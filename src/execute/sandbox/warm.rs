@@ -97,15 +97,15 @@ impl ServerConfig<'_> {
 
 /// The numbers the server shares with the harness and the kernel, by the
 /// server's names for them: sent at start, so that they are written once
-/// (here, from zygote.rs, isolate.rs and the libc crate), never copied.
+/// (here, from setup_stage.rs, isolate.rs and the libc crate), never copied.
 pub(super) fn constants() -> Vec<(&'static str, i64)> {
     use super::isolate::{REPORT_FAILED, REPORT_STATUS};
-    let mut out: Vec<(&'static str, i64)> = super::zygote::stage_numbers()
+    let mut out: Vec<(&'static str, i64)> = super::setup_stage::stage_numbers()
         .into_iter()
         .map(|(name, stage)| (name, i64::from(stage)))
         .collect();
     out.extend([
-        ("_READY", i64::from(super::zygote::READY)),
+        ("_READY", i64::from(super::setup_stage::READY)),
         ("_REPORT_STATUS", i64::from(REPORT_STATUS)),
         ("_REPORT_FAILED", i64::from(REPORT_FAILED)),
         // The case's own user, mount and IPC namespaces; the network and

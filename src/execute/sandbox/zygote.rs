@@ -47,55 +47,11 @@ use super::isolate::{
 };
 use super::limits::Limits;
 use super::mode::Mode;
+use super::setup_stage::{
+    BIND_SLOT, ENTER_FOLDER, EXEC, FORK, JOIN_CGROUP, LANDLOCK, MOUNT_TMPFS, NAMESPACES, READY,
+    REAPER, RLIMITS, SLOT_NETWORK, SLOT_PIDS, StageFailure, WRITE_SCRIPT, failure, stage_error,
+};
 use super::warm;
-
-/// Setup steps of a case, as reported in `REPORT_FAILED`.
-const STAGES: &[&str] = &[
-    "joining the pids cgroup",
-    "entering namespaces",
-    "binding the slot folder read-only",
-    "mounting the case tmpfs",
-    "entering the case folder",
-    "writing main.py",
-    "setting rlimits",
-    "starting the reaper",
-    "enforcing landlock",
-    "executing the interpreter (or handing the warm one over)",
-    "forking the case",
-    "creating the slot's network namespace",
-    "creating the slot's pid namespace (warm interpreter)",
-];
-const JOIN_CGROUP: i32 = 0;
-const NAMESPACES: i32 = 1;
-const BIND_SLOT: i32 = 2;
-const MOUNT_TMPFS: i32 = 3;
-const ENTER_FOLDER: i32 = 4;
-const WRITE_SCRIPT: i32 = 5;
-const RLIMITS: i32 = 6;
-const REAPER: i32 = 7;
-const LANDLOCK: i32 = 8;
-const EXEC: i32 = 9;
-const FORK: i32 = 10;
-const SLOT_NETWORK: i32 = 11;
-const SLOT_PIDS: i32 = 12;
-
-/// The stages the warm interpreter reports by number, by its names for
-/// them (sent to it at start: warm.rs `constants`).
-pub(super) fn stage_numbers() -> [(&'static str, i32); 8] {
-    [
-        ("_NAMESPACES", NAMESPACES),
-        ("_ENTER_FOLDER", ENTER_FOLDER),
-        ("_WRITE_SCRIPT", WRITE_SCRIPT),
-        ("_RLIMITS", RLIMITS),
-        ("_REAPER", REAPER),
-        ("_LANDLOCK", LANDLOCK),
-        ("_HAND_OVER", EXEC),
-        ("_FORK", FORK),
-    ]
-}
-
-/// The server's "ready" message after it joined its cgroup.
-pub(super) const READY: i32 = 0;
 
 /// How long a server may take to start, and a killed case to vanish.
 const GRACE: Duration = Duration::from_secs(5);
@@ -250,15 +206,6 @@ pub(super) enum ZygoteError {
     SocketFailed(#[source] rustix::io::Errno),
 }
 
-/// A setup step of the server or of a case that failed in the child, as
-/// its `REPORT_FAILED` message says.
-#[derive(Debug, thiserror::Error)]
-#[error("sandbox setup failed {stage}: {errno}")]
-pub(super) struct StageFailure {
-    pub stage: &'static str,
-    pub errno: io::Error,
-}
-
 /// Why a case could not be run.
 pub(super) enum Failure {
     /// The server is gone or broken: start another and run the case again.
@@ -276,28 +223,16 @@ pub(super) struct Ended {
 }
 
 impl Zygote {
+    /// Prepares what the slot's server owns, forks it, and waits until it
+    /// says it is ready.
     pub fn spawn(spec: &ServerSpec) -> Result<Zygote, ZygoteError> {
-        let slot = tempfile::Builder::new()
-            .prefix("slot-")
-            .tempdir_in(spec.cases)
-            .map_err(ZygoteError::SlotFolder)?;
-        let case = slot.path().join("case");
-        std::fs::create_dir(&case).map_err(|source| ZygoteError::CaseFolder {
-            path: case.clone(),
-            source,
-        })?;
-        let cgroup = match spec.cgroup.filter(|_| spec.mode.cgroup) {
-            Some(run) => Some(
-                run.case(spec.max_tasks)
-                    .map_err(|source| ZygoteError::Cgroup {
-                        path: run.path().to_path_buf(),
-                        source,
-                    })?,
-            ),
-            None => None,
-        };
-        let ruleset = match spec.mode.landlock {
-            Some(_) => Some(filesystem::build_slot_ruleset(spec.policy, slot.path())?),
+        let (slot, case) = slot_folders(spec.cases)?;
+        let cgroup = slot_cgroup(spec)?;
+        let warm_log = match spec.warm {
+            Some(_) => Some(File::from(
+                rustix::fs::memfd_create("prompteval-warm-log", rustix::fs::MemfdFlags::CLOEXEC)
+                    .map_err(|e| ZygoteError::WarmLog(e.into()))?,
+            )),
             None => None,
         };
         let (ours, theirs) = socketpair(
@@ -307,80 +242,13 @@ impl Zygote {
             None,
         )
         .map_err(ZygoteError::Socket)?;
-        let warm_log = match spec.warm {
-            Some(_) => Some(File::from(
-                rustix::fs::memfd_create("prompteval-warm-log", rustix::fs::MemfdFlags::CLOEXEC)
-                    .map_err(|e| ZygoteError::WarmLog(e.into()))?,
-            )),
-            None => None,
-        };
-        let warm = match (spec.warm, &warm_log) {
-            (Some(dir), Some(log)) => Some(WarmExec {
-                exec: Exec::new(
-                    spec.python,
-                    spec.args,
-                    &super::with_pythonpath((spec.env)(&case), dir),
-                )?,
-                log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
-            }),
-            _ => None,
-        };
-        let (slot_c, case_c) = (c_path(slot.path())?, c_path(&case)?);
-        let mounts = case_spec::mounts(
-            Some((
-                slot_c.as_c_str(),
-                libc::c_ulong::from(locked_flags(slot.path()).bits()),
-            )),
-            &case_c,
-            Some(spec.tmpfs.as_c_str()),
-            MountStages {
-                namespaces: NAMESPACES,
-                bind_slot: BIND_SLOT,
-                tmpfs: MOUNT_TMPFS,
-            },
-        );
-        let rlimits = spec.limits.steps();
-        let config = spec.warm.map(|_| {
-            let ids = isolate::id_maps();
-            warm::ServerConfig {
-                case: &case,
-                mounts: &mounts,
-                rlimits: &rlimits,
-                uid_map: &ids.0,
-                gid_map: &ids.1,
-                landlock: spec.mode.landlock.is_some(),
-            }
-            .message()
-        });
-        let plan = Plan {
-            sock: theirs,
-            null: File::options()
-                .read(true)
-                .write(true)
-                .open("/dev/null")
-                .map_err(ZygoteError::DevNull)?
-                .into(),
-            cgroup: match &cgroup {
-                Some(c) => Some(c.procs.try_clone().map_err(ZygoteError::CgroupHandle)?),
-                None => None,
-            },
-            ruleset,
-            ids: isolate::id_maps(),
-            case: case_c.clone(),
-            mounts: mounts.clone(),
-            rlimits: rlimits.clone(),
-            exec: Exec::new(
-                spec.python,
-                spec.args,
-                &super::with_pythonpath((spec.env)(&case), spec.prelude),
-            )?,
-            warm,
-        };
+        let kit = ServerKit::prepare(spec, slot.path(), &case, theirs, &cgroup, &warm_log)?;
+        let config = spec.warm.map(|_| kit.warm_config(&case));
         let pid = isolate::fork().map_err(ZygoteError::Fork)?;
         if pid == 0 {
-            serve(plan);
+            serve(kit);
         }
-        drop(plan);
+        drop(kit);
         let mut zygote = Zygote {
             pid,
             sock: ours,
@@ -390,30 +258,7 @@ impl Zygote {
             cgroup,
             _slot: slot,
         };
-        let ready = match &config {
-            Some(message) => rustix::net::send(&zygote.sock, message, SendFlags::NOSIGNAL)
-                .map_err(ZygoteError::SocketFailed)
-                .and_then(|_| zygote.await_ready()),
-            None => zygote.await_ready(),
-        };
-        // The warm interpreter says which of its fast paths work here.
-        if let (Ok(value), true) = (&ready, zygote.warm) {
-            zygote.warm_paths = Some(WarmPaths::from_ready(*value));
-        }
-        // A warm slot holds two processes of ours beside the program's (the
-        // interpreter, idle, and its child, the slot's pid 1); the Rust
-        // server's case holds three (server, intermediate, reaper).
-        let ready =
-            ready.and_then(|_| match &zygote.cgroup {
-                Some(group) if zygote.warm => group
-                    .set_max(spec.max_tasks.saturating_sub(1))
-                    .map_err(|source| ZygoteError::Cgroup {
-                        path: group.path().to_path_buf(),
-                        source,
-                    }),
-                _ => Ok(()),
-            });
-        match (ready, warm_log) {
+        match (zygote.start(config.as_deref(), spec.max_tasks), warm_log) {
             (Ok(()), _) => Ok(zygote),
             (Err(cause), Some(log)) => {
                 // Reaped first, so that the log holds all it wrote.
@@ -424,6 +269,35 @@ impl Zygote {
                 })
             }
             (Err(e), None) => Err(e),
+        }
+    }
+
+    /// Sends the warm interpreter its start message (when there is one),
+    /// waits for the ready message, and sets the slot's pids limit.
+    fn start(&mut self, config: Option<&[u8]>, max_tasks: u64) -> Result<(), ZygoteError> {
+        let ready = match config {
+            Some(message) => rustix::net::send(&self.sock, message, SendFlags::NOSIGNAL)
+                .map_err(ZygoteError::SocketFailed)
+                .and_then(|_| self.await_ready()),
+            None => self.await_ready(),
+        }?;
+        // The warm interpreter says which of its fast paths work here.
+        if self.warm {
+            self.warm_paths = Some(WarmPaths::from_ready(ready));
+        }
+        // A warm slot holds two processes of ours beside the program's (the
+        // interpreter, idle, and its child, the slot's pid 1); the Rust
+        // server's case holds three (server, intermediate, reaper).
+        match &self.cgroup {
+            Some(group) if self.warm => {
+                group
+                    .set_max(max_tasks.saturating_sub(1))
+                    .map_err(|source| ZygoteError::Cgroup {
+                        path: group.path().to_path_buf(),
+                        source,
+                    })
+            }
+            _ => Ok(()),
         }
     }
 
@@ -706,15 +580,6 @@ fn readable(fd: BorrowedFd, deadline: Option<Instant>) -> bool {
     }
 }
 
-fn stage_error(value: i32) -> StageFailure {
-    let stage = STAGES
-        .get((value >> 16) as usize)
-        .copied()
-        .unwrap_or("an unknown step");
-    let errno = io::Error::from_raw_os_error(value & 0xffff);
-    StageFailure { stage, errno }
-}
-
 fn c_path(p: &Path) -> Result<CString, ZygoteError> {
     CString::new(p.as_os_str().as_bytes()).map_err(|_| ZygoteError::NulInPath(p.to_path_buf()))
 }
@@ -801,8 +666,35 @@ fn warm_output(output: &str) -> String {
     }
 }
 
+/// The slot's folder and, inside it, the folder each case runs in.
+fn slot_folders(cases: &Path) -> Result<(tempfile::TempDir, PathBuf), ZygoteError> {
+    let slot = tempfile::Builder::new()
+        .prefix("slot-")
+        .tempdir_in(cases)
+        .map_err(ZygoteError::SlotFolder)?;
+    let case = slot.path().join("case");
+    std::fs::create_dir(&case).map_err(|source| ZygoteError::CaseFolder {
+        path: case.clone(),
+        source,
+    })?;
+    Ok((slot, case))
+}
+
+/// The slot's pids cgroup, where the mode has cgroups.
+fn slot_cgroup(spec: &ServerSpec) -> Result<Option<CaseCgroup>, ZygoteError> {
+    let Some(run) = spec.cgroup.filter(|_| spec.mode.cgroup) else {
+        return Ok(None);
+    };
+    run.case(spec.max_tasks)
+        .map(Some)
+        .map_err(|source| ZygoteError::Cgroup {
+            path: run.path().to_path_buf(),
+            source,
+        })
+}
+
 /// Everything the server owns, prepared by the harness before the fork.
-struct Plan {
+struct ServerKit {
     sock: OwnedFd,
     null: OwnedFd,
     cgroup: Option<File>,
@@ -817,26 +709,105 @@ struct Plan {
     warm: Option<WarmExec>,
 }
 
+impl ServerKit {
+    fn prepare(
+        spec: &ServerSpec,
+        slot: &Path,
+        case: &Path,
+        sock: OwnedFd,
+        cgroup: &Option<CaseCgroup>,
+        warm_log: &Option<File>,
+    ) -> Result<ServerKit, ZygoteError> {
+        let ruleset = match spec.mode.landlock {
+            Some(_) => Some(filesystem::build_slot_ruleset(spec.policy, slot)?),
+            None => None,
+        };
+        let warm = match (spec.warm, warm_log) {
+            (Some(dir), Some(log)) => Some(WarmExec {
+                exec: Exec::new(
+                    spec.python,
+                    spec.args,
+                    &super::with_pythonpath((spec.env)(case), dir),
+                )?,
+                log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
+            }),
+            _ => None,
+        };
+        let (slot_c, case_c) = (c_path(slot)?, c_path(case)?);
+        let mounts = case_spec::mounts(
+            Some((
+                slot_c.as_c_str(),
+                libc::c_ulong::from(locked_flags(slot).bits()),
+            )),
+            &case_c,
+            Some(spec.tmpfs.as_c_str()),
+            MountStages {
+                namespaces: NAMESPACES,
+                bind_slot: BIND_SLOT,
+                tmpfs: MOUNT_TMPFS,
+            },
+        );
+        Ok(ServerKit {
+            sock,
+            null: File::options()
+                .read(true)
+                .write(true)
+                .open("/dev/null")
+                .map_err(ZygoteError::DevNull)?
+                .into(),
+            cgroup: match cgroup {
+                Some(c) => Some(c.procs.try_clone().map_err(ZygoteError::CgroupHandle)?),
+                None => None,
+            },
+            ruleset,
+            ids: isolate::id_maps(),
+            case: case_c,
+            mounts,
+            rlimits: case_spec::rlimits(&spec.limits),
+            exec: Exec::new(
+                spec.python,
+                spec.args,
+                &super::with_pythonpath((spec.env)(case), spec.prelude),
+            )?,
+            warm,
+        })
+    }
+
+    /// The warm interpreter's start message: the same case steps the Rust
+    /// server applies, as lists.
+    fn warm_config(&self, case: &Path) -> Vec<u8> {
+        warm::ServerConfig {
+            case,
+            mounts: &self.mounts,
+            rlimits: &self.rlimits,
+            uid_map: &self.ids.0,
+            gid_map: &self.ids.1,
+            landlock: self.ruleset.is_some(),
+        }
+        .message()
+    }
+}
+
 /// The server: forks a case per request until the harness hangs up.
-fn serve(plan: Plan) -> ! {
+fn serve(kit: ServerKit) -> ! {
     isolate::reset_signal_handlers();
-    let sock = plan.sock.as_raw_fd();
-    if let Some(procs) = &plan.cgroup
+    let sock = kit.sock.as_raw_fd();
+    if let Some(procs) = &kit.cgroup
         && let Err(e) = cgroup::join(procs)
     {
         report_message(sock, REPORT_FAILED, failure(JOIN_CGROUP, &e));
         exit(1);
     }
-    if let Err(e) = isolate::enter_slot_network(&plan.ids.0, &plan.ids.1) {
+    if let Err(e) = isolate::enter_slot_network(&kit.ids.0, &kit.ids.1) {
         report_message(sock, REPORT_FAILED, failure(SLOT_NETWORK, &e));
         exit(1);
     }
-    if let Some(warm) = &plan.warm {
+    if let Some(warm) = &kit.warm {
         if let Err(e) = enter_slot_pids() {
             report_message(sock, REPORT_FAILED, failure(SLOT_PIDS, &e));
             exit(1);
         }
-        exec_warm(&plan, warm);
+        exec_warm(&kit, warm);
     }
     // Cases are reaped by the kernel; the harness learns their end from
     // their report pipe. (Not for the warm interpreter: its cases would
@@ -845,9 +816,9 @@ fn serve(plan: Plan) -> ! {
     unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
     let mut keep = [
         sock,
-        plan.null.as_raw_fd(),
-        plan.cgroup.as_ref().map_or(-1, |f| f.as_raw_fd()),
-        plan.ruleset.as_ref().map_or(-1, |f| f.as_raw_fd()),
+        kit.null.as_raw_fd(),
+        kit.cgroup.as_ref().map_or(-1, |f| f.as_raw_fd()),
+        kit.ruleset.as_ref().map_or(-1, |f| f.as_raw_fd()),
     ];
     close_all_but(&mut keep);
     report_message(sock, READY, 0);
@@ -856,7 +827,7 @@ fn serve(plan: Plan) -> ! {
         let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(5))];
         let mut control = RecvAncillaryBuffer::new(&mut space);
         match recvmsg(
-            &plan.sock,
+            &kit.sock,
             &mut [IoSliceMut::new(&mut payload)],
             &mut control,
             RecvFlags::CMSG_CLOEXEC,
@@ -884,7 +855,7 @@ fn serve(plan: Plan) -> ! {
             continue;
         };
         match isolate::fork() {
-            Ok(0) => run_case(&plan, out, err, script, report, proof),
+            Ok(0) => run_case(&kit, out, err, script, report, proof),
             Ok(_) => {}
             Err(e) => report_message(report.as_raw_fd(), REPORT_FAILED, failure(FORK, &e)),
         }
@@ -926,8 +897,8 @@ fn enter_slot_pids() -> io::Result<()> {
 /// stdin /dev/null, stdout and stderr its log, its socket on fd 3 and the
 /// ruleset on fd 4, nothing else open, and the signal state a case's exec
 /// gets (run_case). Never returns.
-fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
-    let sock = plan.sock.as_raw_fd();
+fn exec_warm(kit: &ServerKit, warm: &WarmExec) -> ! {
+    let sock = kit.sock.as_raw_fd();
     let fail = |stage: i32, e: io::Error| -> ! {
         report_message(sock, REPORT_FAILED, failure(stage, &e));
         exit(1)
@@ -937,11 +908,11 @@ fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
         // SAFETY: fcntl(2) on a descriptor we own.
         unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 16) }
     };
-    let null = high(plan.null.as_raw_fd());
+    let null = high(kit.null.as_raw_fd());
     let log = high(warm.log.as_raw_fd());
     let server = high(sock);
-    let ruleset = plan.ruleset.as_ref().map_or(-1, |r| high(r.as_raw_fd()));
-    if null < 0 || log < 0 || server < 0 || (plan.ruleset.is_some() && ruleset < 0) {
+    let ruleset = kit.ruleset.as_ref().map_or(-1, |r| high(r.as_raw_fd()));
+    if null < 0 || log < 0 || server < 0 || (kit.ruleset.is_some() && ruleset < 0) {
         fail(EXEC, io::Error::last_os_error());
     }
     // No allocation after the fork: a fixed array, the ruleset's move
@@ -966,7 +937,7 @@ fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
     };
     // SAFETY: close_range(2) only closes descriptors.
     unsafe { libc::syscall(libc::SYS_close_range, first_free as u32, u32::MAX, 0u32) };
-    if let Err(e) = rustix::process::chdir(plan.case.as_c_str()) {
+    if let Err(e) = rustix::process::chdir(kit.case.as_c_str()) {
         fail(ENTER_FOLDER, e.into());
     }
     // SAFETY: as in run_case.
@@ -987,7 +958,7 @@ fn exec_warm(plan: &Plan, warm: &WarmExec) -> ! {
 /// One case, in the child of the server. Never returns: it execs the
 /// interpreter (as pid 2 of its own pid namespace) or reports and exits.
 fn run_case(
-    plan: &Plan,
+    kit: &ServerKit,
     out: OwnedFd,
     err: OwnedFd,
     script: OwnedFd,
@@ -1006,15 +977,15 @@ fn run_case(
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        libc::close(plan.sock.as_raw_fd());
-        if let Some(procs) = &plan.cgroup {
+        libc::close(kit.sock.as_raw_fd());
+        if let Some(procs) = &kit.cgroup {
             libc::close(procs.as_raw_fd());
         }
-        let stdin = proof.as_ref().unwrap_or(&plan.null);
+        let stdin = proof.as_ref().unwrap_or(&kit.null);
         libc::dup2(stdin.as_raw_fd(), 0);
         libc::dup2(out.as_raw_fd(), 1);
         libc::dup2(err.as_raw_fd(), 2);
-        libc::close(plan.null.as_raw_fd());
+        libc::close(kit.null.as_raw_fd());
     }
     drop(out);
     drop(err);
@@ -1024,22 +995,22 @@ fn run_case(
         REPORT_INTERMEDIATE,
         rustix::process::getpid().as_raw_nonzero().get(),
     );
-    if let Err(e) = isolate::enter_namespaces(&plan.ids.0, &plan.ids.1, Start::Forked) {
+    if let Err(e) = isolate::enter_namespaces(&kit.ids.0, &kit.ids.1, Start::Forked) {
         fail(NAMESPACES, e);
     }
-    for step in &plan.mounts {
+    for step in &kit.mounts {
         if let Err(e) = step.apply() {
             fail(step.stage, e);
         }
     }
-    if let Err(e) = rustix::process::chdir(plan.case.as_c_str()) {
+    if let Err(e) = rustix::process::chdir(kit.case.as_c_str()) {
         fail(ENTER_FOLDER, e.into());
     }
     if let Err(e) = copy_script(&script) {
         fail(WRITE_SCRIPT, e);
     }
     drop(script);
-    if let Err(e) = case_spec::apply_rlimits(&plan.rlimits) {
+    if let Err(e) = case_spec::apply_rlimits(&kit.rlimits) {
         fail(RLIMITS, e);
     }
     // Returns only in the program (pid 2); the intermediate and the reaper
@@ -1047,18 +1018,18 @@ fn run_case(
     if let Err(e) = isolate::become_pid_one(report) {
         fail(REAPER, e);
     }
-    if let Some(ruleset) = &plan.ruleset
+    if let Some(ruleset) = &kit.ruleset
         && let Err(e) = filesystem::enforce(ruleset.as_raw_fd())
     {
         fail(LANDLOCK, e);
     }
     // SAFETY: null-terminated arrays of pointers into strings that live in
-    // `plan` for the rest of this process.
+    // `kit` for the rest of this process.
     unsafe {
         libc::execve(
-            plan.exec.path.as_ptr(),
-            plan.exec.argv.as_ptr(),
-            plan.exec.envp.as_ptr(),
+            kit.exec.path.as_ptr(),
+            kit.exec.argv.as_ptr(),
+            kit.exec.envp.as_ptr(),
         )
     };
     fail(EXEC, io::Error::last_os_error())
@@ -1079,10 +1050,6 @@ fn copy_script(script: &OwnedFd) -> io::Result<()> {
         isolate::write_all(target.as_raw_fd(), &buf[..n])?;
         offset += n as u64;
     }
-}
-
-fn failure(stage: i32, e: &io::Error) -> i32 {
-    (stage << 16) | (e.raw_os_error().unwrap_or(libc::EIO) & 0xffff)
 }
 
 /// Closes every descriptor from 3 up except those in `keep` (-1 = none).
@@ -1109,18 +1076,6 @@ fn exit(code: i32) -> ! {
 mod tests {
     use super::*;
     use std::ffi::CStr;
-
-    #[test]
-    fn stage_errors_name_the_step_and_the_errno() {
-        let text = stage_error(failure(
-            MOUNT_TMPFS,
-            &io::Error::from_raw_os_error(libc::EPERM),
-        ))
-        .to_string();
-        assert!(text.contains("mounting the case tmpfs"), "{text}");
-        assert!(text.contains("not permitted"), "{text}");
-        assert_eq!(STAGES.len() as i32, SLOT_PIDS + 1);
-    }
 
     #[test]
     fn exec_arguments_are_null_terminated() {
