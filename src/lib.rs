@@ -10,6 +10,7 @@
 //! ```text
 //! config/     harness.toml + environment ─► Config
 //! case        the words every stage shares: CaseId, Verdict, CaseRecord
+//! language/   every line a person reads, in zh or en
 //! suite/      suite JSON ─► Suite (file:line errors); import, variants
 //! plan/       Suite × rounds × samples ─► cases in trial order; shards
 //! ask/        history + template ─► request ─► window check ─► cache,
@@ -30,6 +31,8 @@
 pub mod config;
 
 pub mod case;
+
+pub mod language;
 
 pub mod suite;
 

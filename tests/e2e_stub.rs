@@ -554,8 +554,8 @@ fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() 
             run.stdout
         );
         assert!(
-            run.stdout.contains("raise llm.num_predict")
-                || run.stderr.contains("raise llm.num_predict"),
+            run.stdout.contains("提高 harness.toml 的 llm.num_predict")
+                || run.stderr.contains("提高 harness.toml 的 llm.num_predict"),
             "{backend}: {}",
             run.both()
         );
@@ -706,7 +706,7 @@ fn auto_backend_replays_recorded_replies_when_no_ollama_answers() {
         announce[0]
     );
     assert!(
-        announce[0].contains("9 recorded replies of stub-coder:1.5b"),
+        announce[0].contains("9 個 stub-coder:1.5b 的錄製回覆"),
         "{}",
         announce[0]
     );

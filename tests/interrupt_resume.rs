@@ -390,7 +390,9 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
         let context = format!("seed {seed}, attempt {attempt}: {}", resumed.both());
         assert_eq!(resumed.status, Some(0), "{context}");
         assert_eq!(
-            resumed.stdout.contains("cut a torn last line"),
+            resumed
+                .stdout
+                .contains("已截去中斷的寫入留下的不完整最後一行"),
             torn,
             "{context}"
         );

@@ -342,7 +342,7 @@ fn a_live_run_rerecords_a_reply_whose_request_changed_even_if_its_text_did_not()
     );
     assert_eq!(live.status, Some(101), "{}", live.both());
     assert!(
-        live.stdout.contains("📸 3 new and 0 changed replies"),
+        live.stdout.contains("📸 3 個新的、0 個改變的回覆"),
         "{}",
         live.stdout
     );
@@ -380,7 +380,9 @@ fn a_rerun_of_an_unchanged_suite_is_answered_from_the_cache() {
     assert_eq!(first.status, Some(101), "{}", first.both());
     assert_eq!(server.requests_to("/api/chat").len(), 9);
     assert!(
-        first.stdout.contains("💾 cache: 0 hits, 9 model calls"),
+        first
+            .stdout
+            .contains("💾 快取 cache: 命中 0 次, 呼叫模型 9 次"),
         "{}",
         first.stdout
     );
@@ -395,7 +397,9 @@ fn a_rerun_of_an_unchanged_suite_is_answered_from_the_cache() {
         "no model call on the rerun"
     );
     assert!(
-        second.stdout.contains("💾 cache: 9 hits, 0 model calls"),
+        second
+            .stdout
+            .contains("💾 快取 cache: 命中 9 次, 呼叫模型 0 次"),
         "{}",
         second.stdout
     );
@@ -415,7 +419,9 @@ fn a_rerun_of_an_unchanged_suite_is_answered_from_the_cache() {
     assert_eq!(third.status, Some(101), "{}", third.both());
     assert_eq!(server.requests_to("/api/chat").len(), 18);
     assert!(
-        third.stdout.contains("💾 cache: 9 hits, 9 model calls"),
+        third
+            .stdout
+            .contains("💾 快取 cache: 命中 9 次, 呼叫模型 9 次"),
         "{}",
         third.stdout
     );

@@ -214,7 +214,7 @@ fn the_template_crate_records_and_replays_in_its_own_folders() {
         .unwrap_or_else(|| panic!("a replay announcement:\n{}", replay.both()));
     assert!(
         announce.contains(&format!(
-            "4 recorded replies of {the_model} from tests/snapshots/{suite_stem}/"
+            "4 個 {the_model} 的錄製回覆, 來自 tests/snapshots/{suite_stem}/"
         )),
         "{announce}"
     );

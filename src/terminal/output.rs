@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::config::Language;
+use crate::language::{Language, console as words};
+use crate::record::journal::TornTail;
 use crate::terminal::console::{in_ci, say};
 use crate::terminal::status_line::StatusLine;
 
@@ -150,7 +151,8 @@ impl Output {
     }
 }
 
-/// The terminal, in the spec's words (or English: `language = "en"`).
+/// The terminal, in the run's language (language/console.rs words every
+/// line).
 #[derive(Default)]
 pub struct Console {
     /// Set by [`Event::Starting`], once the configuration is read.
@@ -162,46 +164,52 @@ pub struct Console {
 }
 
 impl Console {
-    /// The spec's line, or its English one.
-    fn words(&self, zh: String, en: String) -> String {
+    fn language(&self) -> Language {
         if self.english.load(Ordering::Relaxed) {
-            en
+            Language::En
         } else {
-            zh
+            Language::Zh
         }
     }
-}
 
-impl Sink for Console {
-    fn event(&self, event: &Event) {
-        let says = |zh: String, en: String| say(self.words(zh, en));
-        match *event {
+    /// The live status line: drawn in place on a terminal, closed for good
+    /// at the run's end.
+    fn progress(&self, line: &str) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if live.is_none() && !self.live_closed.load(Ordering::Relaxed) {
+            *live = StatusLine::open();
+        }
+        if let Some(status) = live.as_ref() {
+            status.draw(line);
+        }
+    }
+
+    fn progress_end(&self) {
+        self.live_closed.store(true, Ordering::Relaxed);
+        if let Some(status) = self.live.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            status.close();
+        }
+    }
+
+    /// The line an event says, if it says one on the terminal. Long as a
+    /// table is: one arm per event, each handing its fields to its wording.
+    fn line(&self, event: &Event) -> Option<String> {
+        let lang = self.language();
+        Some(match *event {
             Event::Starting {
                 prompts,
                 questions,
                 suite,
                 settings,
-                language,
+                ..
             } => {
-                self.english
-                    .store(language == Language::En, Ordering::Relaxed);
-                says(
-                    "🚀 LLM Prompt 效能評測系統啟動 (prompteval)".into(),
-                    "🚀 LLM prompt evaluation starting (prompteval)".into(),
-                );
-                says(
-                    format!(
-                        "✅ 載入完成: {prompts} 個 Prompts, {questions} 個問題 ({})",
-                        shown(suite)
-                    ),
-                    format!(
-                        "✅ Loaded: {prompts} prompts, {questions} questions ({})",
-                        shown(suite)
-                    ),
-                );
-                for line in settings {
-                    say(format!("⚙️  {line}"));
-                }
+                let mut lines = vec![
+                    words::starting(lang),
+                    words::loaded(lang, prompts, questions, &shown(suite)),
+                ];
+                // What the suite set, with where each value came from.
+                lines.extend(settings.iter().map(|line| format!("⚙️  {line}")));
+                lines.join("\n")
             }
             Event::Replaying {
                 why,
@@ -209,157 +217,96 @@ impl Sink for Console {
                 model,
                 dir,
                 origin,
-            } => {
-                say(format!(
-                    "▶ replay ({why}): {recorded} recorded replies of {model} from {} (recorded via {origin}). Go live: `ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai",
-                    shown(dir),
-                ));
-            }
+            } => words::replaying(
+                lang,
+                &words::Replay {
+                    why,
+                    recorded,
+                    model,
+                    dir: &shown(dir),
+                    origin,
+                },
+            ),
             Event::Unmatched {
                 missing,
                 selected,
                 lines,
-            } => say(format!(
-                "⚠️  replay: {missing} of {selected} selected cases have no recording of their exact request; they are not evaluated (ignored, and in no accuracy):\n{}",
-                lines.join("\n")
-            )),
-            Event::NothingSelected { line } => say(line),
-            Event::RunFolder(dir) => says(
-                format!("📁 測試結果將儲存至: {}", shown(dir)),
-                format!("📁 Results go to: {}", shown(dir)),
-            ),
-            Event::CutReplies { replies, limit } => say(format!(
-                "✂️  {replies} reply(ies) stopped at the length limit{} (finish_reason=length) and \
-                 were judged as cut: raise llm.num_predict in harness.toml (max_tokens on \
-                 OpenAI-compatible servers)",
-                limit.map_or_else(String::new, |n| format!(" of {n} tokens"))
-            )),
-            Event::NoAnswer { cases, limit } => says(
-                format!(
-                    "🧠 {cases} 個案例的 token 預算{}在推理中用盡，沒有答案 (no_answer)：請提高 llm.num_predict，或降低 think",
-                    limit.map_or_else(String::new, |n| format!(" ({n})"))
-                ),
-                format!(
-                    "🧠 {cases} case(s) spent the token budget{} inside the reasoning and gave no \
-                     answer (no_answer): raise llm.num_predict, or lower think",
-                    limit.map_or_else(String::new, |n| format!(" of {n} tokens"))
-                ),
-            ),
+            } => words::unmatched(lang, missing, selected, lines),
+            Event::NothingSelected { line } | Event::Table(line) | Event::Gate(line) => {
+                line.to_string()
+            }
+            Event::RunFolder(dir) => words::run_folder(lang, &shown(dir)),
+            Event::CutReplies { replies, limit } => words::cut_replies(lang, replies, limit),
+            Event::NoAnswer { cases, limit } => words::no_answer(lang, cases, limit),
             Event::Retrying {
                 errors,
                 later_in_chain,
-            } => say(format!(
-                "🔁 PROMPTEVAL_RETRY=errors: asking again for {errors} case(s) that ended in \
-                 api_error or were not evaluated{}; every other case keeps its outcome",
-                if later_in_chain > 0 {
-                    format!(
-                        ", and {later_in_chain} later case(s) of their chains, whose history \
-                         changes with them"
-                    )
-                } else {
-                    String::new()
-                }
-            )),
-            Event::TornJournal { journal, tail } => say(match tail {
-                crate::record::journal::TornTail::Cut(bytes) => format!(
-                    "✂️  {}: cut a torn last line ({bytes} bytes of a record an interrupted \
-                     write left unfinished); its case runs again",
-                    shown(journal)
-                ),
-                crate::record::journal::TornTail::Completed => format!(
-                    "✂️  {}: the last record lacked its newline (interrupted write); kept it and \
-                     ended the line",
-                    shown(journal)
-                ),
-            }),
+            } => words::retrying(lang, errors, later_in_chain),
+            Event::TornJournal { journal, tail } => words::torn_journal(
+                lang,
+                &shown(journal),
+                match tail {
+                    TornTail::Cut(bytes) => Some(bytes),
+                    TornTail::Completed => None,
+                },
+            ),
             Event::Testing {
                 rounds,
                 cases,
                 already_finished,
-            } => says(
-                format!(
-                    "🧪 開始執行測試 (共 {rounds} 輪, {cases} 個測試{})",
-                    if already_finished == 0 {
-                        String::new()
-                    } else {
-                        format!(", {already_finished} 個已完成")
-                    }
-                ),
-                format!(
-                    "🧪 Running the tests ({rounds} round(s), {cases} cases{})",
-                    if already_finished == 0 {
-                        String::new()
-                    } else {
-                        format!(", {already_finished} already finished")
-                    }
-                ),
-            ),
-            Event::Reporting => says(
-                "\n📊 生成評估報告...".into(),
-                "\n📊 Writing the report...".into(),
-            ),
-            Event::Table(table) => say(table),
+            } => words::testing(lang, rounds, cases, already_finished),
+            Event::Reporting => words::reporting(lang),
             Event::Saved {
                 summary,
                 quick_view,
-            } => {
-                says(
-                    format!("📋 會話摘要已儲存: {}", shown(summary)),
-                    format!("📋 Summary saved: {}", shown(summary)),
-                );
-                says(
-                    format!("🌐 快速檢視已生成: {}", shown(quick_view)),
-                    format!("🌐 Quick view written: {}", shown(quick_view)),
-                );
-            }
+            } => format!(
+                "{}\n{}",
+                words::summary_saved(lang, &shown(summary)),
+                words::quick_view_written(lang, &shown(quick_view))
+            ),
             Event::Incomplete {
                 finished,
                 intended,
                 run_dir,
-            } => says(
-                format!(
-                    "⚠️  執行未完成: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
-                    shown(run_dir)
-                ),
-                format!(
-                    "⚠️  Run incomplete: {finished} of {intended} cases finished; finish it with PROMPTEVAL_RESUME={}",
-                    shown(run_dir)
-                ),
-            ),
-            Event::Cache(stats) => say(format!(
-                "💾 cache: {} hits, {} model calls ({}); PROMPTEVAL_CACHE=off asks the model every time",
-                stats.hits,
-                stats.misses,
-                shown(&stats.dir)
-            )),
-            Event::TotalTime(secs) => says(
-                format!("⏱️  總執行時間: {secs:.2} 秒"),
-                format!("⏱️  Total time: {secs:.2} s"),
-            ),
-            Event::Snapshots { new, changed } => say(snapshot_note(new, changed)),
-            Event::Gate(line) => say(line),
+            } => words::incomplete(lang, finished, intended, &shown(run_dir)),
+            Event::Cache(stats) => words::cache(lang, stats.hits, stats.misses, &shown(&stats.dir)),
+            Event::TotalTime(secs) => words::total_time(lang, secs),
+            Event::Snapshots { new, changed } => {
+                words::snapshots(lang, new, changed, snapshot_fate().as_ref())
+            }
+            // Not lines of the terminal's own: see [`Console::event`] and
+            // [`JobSummary`].
+            Event::Progress { .. }
+            | Event::ProgressEnd
+            | Event::Log(_)
+            | Event::StepSummary(_)
+            | Event::UnderNextest { .. } => return None,
+        })
+    }
+}
+
+impl Sink for Console {
+    fn event(&self, event: &Event) {
+        if let Event::Starting { language, .. } = event {
+            self.english
+                .store(*language == Language::En, Ordering::Relaxed);
+        }
+        match *event {
             Event::Progress { line, live: false } => eprintln!("{line}"),
-            Event::Progress { line, live: true } => {
-                let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-                if live.is_none() && !self.live_closed.load(Ordering::Relaxed) {
-                    *live = StatusLine::open();
-                }
-                if let Some(status) = live.as_ref() {
-                    status.draw(line);
-                }
-            }
-            Event::ProgressEnd => {
-                self.live_closed.store(true, Ordering::Relaxed);
-                if let Some(status) = self.live.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    status.close();
-                }
-            }
+            Event::Progress { line, live: true } => self.progress(line),
+            Event::ProgressEnd => self.progress_end(),
             Event::Log(line) => eprint!("{line}"),
             // For the CI job page, not the terminal: see [`JobSummary`].
             Event::StepSummary(_) => {}
-            Event::UnderNextest { cases } => eprintln!(
-                "prompteval under cargo-nextest: this process runs the whole suite ({cases} cases) as `cargo test --test prompts` would, chains in order with their history, and writes one report; the other test processes wait for their case's verdict"
-            ),
+            // On stderr: libtest owns stdout under nextest.
+            Event::UnderNextest { cases } => {
+                eprintln!("{}", words::under_nextest(self.language(), cases))
+            }
+            _ => {
+                if let Some(line) = self.line(event) {
+                    say(line);
+                }
+            }
         }
     }
 }
@@ -409,18 +356,31 @@ impl Sink for JobSummary {
     }
 }
 
-/// What happened to new and changed replies depends on insta's update mode.
-fn snapshot_note(new: usize, changed: usize) -> String {
+/// What insta does with new and changed replies, by its update mode.
+fn snapshot_fate() -> SnapshotFateOwned {
     let mode = std::env::var("INSTA_UPDATE").unwrap_or_default();
     if mode == "always" || mode == "force" {
-        format!(
-            "📸 {new} new and {changed} changed replies recorded into the snapshots (INSTA_UPDATE={mode})"
-        )
+        SnapshotFateOwned::Written(mode)
     } else if in_ci() || mode == "no" {
-        format!(
-            "📸 {new} new and {changed} changed replies (not written: CI or INSTA_UPDATE=no); record them locally"
-        )
+        SnapshotFateOwned::Held
     } else {
-        format!("📸 {new} new and {changed} changed replies await review: `cargo insta review`")
+        SnapshotFateOwned::AwaitReview
+    }
+}
+
+/// [`words::SnapshotFate`] holding its mode.
+enum SnapshotFateOwned {
+    Written(String),
+    Held,
+    AwaitReview,
+}
+
+impl SnapshotFateOwned {
+    fn as_ref(&self) -> words::SnapshotFate<'_> {
+        match self {
+            SnapshotFateOwned::Written(mode) => words::SnapshotFate::Written(mode),
+            SnapshotFateOwned::Held => words::SnapshotFate::Held,
+            SnapshotFateOwned::AwaitReview => words::SnapshotFate::AwaitReview,
+        }
     }
 }
