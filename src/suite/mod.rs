@@ -155,18 +155,7 @@ impl Suite {
             line,
             problem,
         };
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            err(Some(line), SuiteProblem::NotUtf8)
-        })?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if text.trim().is_empty() {
-            return Err(err(None, SuiteProblem::Empty));
-        }
+        let text = suite_text(bytes).map_err(|(line, problem)| err(line, problem))?;
         let value: Value =
             serde_json::from_str(text).map_err(|e| err(Some(e.line()), SuiteProblem::Json(e)))?;
         // serde_json reports syntax with positions but not where a valid value
@@ -178,87 +167,19 @@ impl Suite {
             text,
             ast: ast.as_ref(),
         };
-
         let Value::Object(top) = value else {
             return Err(err(Some(1), SuiteProblem::NotAnObject));
         };
-        if let Some((name, line)) = locate.duplicate_top_key() {
-            return Err(err(
-                Some(line),
-                SuiteProblem::DuplicateKey {
-                    key: name.to_string(),
-                },
-            ));
-        }
-
-        let mut prompts = Vec::new();
-        let mut questions_value = None;
-        let mut system_prompt = None;
-        let mut name = None;
-        let mut settings = RunSettings::default();
-        for (key, v) in &top {
-            let line = locate.top_key_line(key);
-            match (key.as_str(), v) {
-                ("questions", v) => questions_value = Some(v),
-                (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
-                    (system_prompt, name, settings) =
-                        parse_settings(fields).map_err(|e| err(line, e.into()))?;
-                }
-                (_, Value::String(_)) | (_, Value::Object(_)) => {
-                    check_prompt_name(key).map_err(|e| err(line, e.into()))?;
-                    let prompt = parse_prompt(key, v).map_err(|e| err(line, e.into()))?;
-                    prompts.push(prompt);
-                }
-                (_, other) => {
-                    return Err(err(
-                        line,
-                        SuiteProblem::TopLevelValue {
-                            key: key.clone(),
-                            found: type_name(other),
-                        },
-                    ));
-                }
-            }
-        }
-        if prompts.is_empty() {
-            return Err(err(Some(1), SuiteProblem::NoPrompts));
-        }
-        let Some(questions_value) = questions_value else {
-            return Err(err(Some(1), SuiteProblem::NoQuestions));
-        };
-        let questions_line = locate.top_key_line("questions");
-        let Value::Array(items) = questions_value else {
-            return Err(err(
-                questions_line,
-                SuiteProblem::QuestionsNotAList {
-                    found: type_name(questions_value),
-                },
-            ));
-        };
-        if items.is_empty() {
-            return Err(err(questions_line, SuiteProblem::QuestionsEmpty));
-        }
-
-        let mut questions = Vec::with_capacity(items.len());
-        let mut seen = HashSet::new();
-        for (i, item) in items.iter().enumerate() {
-            let index = i + 1;
-            // Lines are looked up only for a message: finding one scans the
-            // text, and doing it for every question made loading quadratic.
-            let line = || locate.question_line(i).or(questions_line);
-            let q = parse_question(index, item).map_err(|e| err(line(), e.into()))?;
-            if !seen.insert(q.id.clone()) {
-                return Err(err(line(), SuiteProblem::DuplicateId { index, id: q.id }));
-            }
-            questions.push(q);
-        }
+        let top = TopLevel::parse(&top, &locate).map_err(|(line, problem)| err(line, problem))?;
+        let questions = parse_questions(top.questions, &locate)
+            .map_err(|(line, problem)| err(line, problem))?;
         Ok(Suite {
             path: path.to_path_buf(),
-            prompts,
+            prompts: top.prompts,
             questions,
-            system_prompt,
-            name,
-            settings,
+            system_prompt: top.system_prompt,
+            name: top.name,
+            settings: top.settings,
         })
     }
 
@@ -443,6 +364,110 @@ fn parse_prompt(name: &str, v: &Value) -> Result<Prompt, PromptError> {
     })
 }
 
+/// A problem found while parsing, with the line it is on when known.
+type Located = (Option<usize>, SuiteProblem);
+
+/// The suite's text: UTF-8 (the line of the first bad byte otherwise),
+/// without a byte-order mark, not blank.
+fn suite_text(bytes: &[u8]) -> Result<&str, Located> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        (Some(line), SuiteProblem::NotUtf8)
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err((None, SuiteProblem::Empty));
+    }
+    Ok(text)
+}
+
+/// The suite's top-level keys: its templates, its settings and its
+/// (not yet parsed) questions.
+struct TopLevel<'a> {
+    prompts: Vec<Prompt>,
+    questions: &'a Vec<Value>,
+    system_prompt: Option<String>,
+    name: Option<String>,
+    settings: RunSettings,
+}
+
+impl<'a> TopLevel<'a> {
+    fn parse(
+        top: &'a serde_json::Map<String, Value>,
+        locate: &Locator,
+    ) -> Result<TopLevel<'a>, Located> {
+        if let Some((name, line)) = locate.duplicate_top_key() {
+            let key = name.to_string();
+            return Err((Some(line), SuiteProblem::DuplicateKey { key }));
+        }
+        let mut prompts = Vec::new();
+        let mut questions_value = None;
+        let (mut system_prompt, mut name, mut settings) = (None, None, RunSettings::default());
+        for (key, v) in top {
+            let line = locate.top_key_line(key);
+            match (key.as_str(), v) {
+                ("questions", v) => questions_value = Some(v),
+                (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
+                    (system_prompt, name, settings) =
+                        parse_settings(fields).map_err(|e| (line, e.into()))?;
+                }
+                (_, Value::String(_)) | (_, Value::Object(_)) => {
+                    check_prompt_name(key).map_err(|e| (line, e.into()))?;
+                    prompts.push(parse_prompt(key, v).map_err(|e| (line, e.into()))?);
+                }
+                (_, other) => {
+                    let (key, found) = (key.clone(), type_name(other));
+                    return Err((line, SuiteProblem::TopLevelValue { key, found }));
+                }
+            }
+        }
+        if prompts.is_empty() {
+            return Err((Some(1), SuiteProblem::NoPrompts));
+        }
+        let Some(questions_value) = questions_value else {
+            return Err((Some(1), SuiteProblem::NoQuestions));
+        };
+        let line = locate.top_key_line("questions");
+        let Value::Array(questions) = questions_value else {
+            let found = type_name(questions_value);
+            return Err((line, SuiteProblem::QuestionsNotAList { found }));
+        };
+        if questions.is_empty() {
+            return Err((line, SuiteProblem::QuestionsEmpty));
+        }
+        Ok(TopLevel {
+            prompts,
+            questions,
+            system_prompt,
+            name,
+            settings,
+        })
+    }
+}
+
+/// Every question, in order, with unique ids.
+fn parse_questions(items: &[Value], locate: &Locator) -> Result<Vec<Question>, Located> {
+    let questions_line = locate.top_key_line("questions");
+    let mut questions = Vec::with_capacity(items.len());
+    let mut seen = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let index = i + 1;
+        // Lines are looked up only for a message: finding one scans the
+        // text, and doing it for every question made loading quadratic.
+        let line = || locate.question_line(i).or(questions_line);
+        let q = parse_question(index, item).map_err(|e| (line(), e.into()))?;
+        if !seen.insert(q.id.clone()) {
+            return Err((line(), SuiteProblem::DuplicateId { index, id: q.id }));
+        }
+        questions.push(q);
+    }
+    Ok(questions)
+}
+
 fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError> {
     let Value::Object(obj) = item else {
         return Err(QuestionError::NotAnObject {
@@ -450,12 +475,59 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
             found: type_name(item),
         });
     };
-    let text = |field: &'static str| -> Result<String, QuestionError> {
-        match obj.get(field) {
+    let fields = Fields { index, obj };
+    // A variant may have no description at all (p_bot of a plain question).
+    let question = match obj.get("question") {
+        Some(Value::String(s)) if obj.contains_key("variant") => s.clone(),
+        _ => fields.text("question")?,
+    };
+    let tests = fields.optional_text("tests")?;
+    let answer = match (fields.optional_text("answer")?, &tests) {
+        (Some(a), _) => a,
+        (None, Some(_)) => String::new(),
+        (None, None) => return Err(QuestionError::NoAnswer { index }),
+    };
+    let entry_point = match fields.optional_text("entry_point")? {
+        Some(name) if !is_identifier(&name) => {
+            return Err(QuestionError::EntryPoint { index, name });
+        }
+        other => other,
+    };
+    // In this order, so that the first problem reported stays the same.
+    let matcher = parse_match(index, obj, &answer)?;
+    let reference = fields.optional_text("reference")?;
+    let p_top = fields.optional_text("p_top")?;
+    let variant = fields.variant()?;
+    Ok(Question {
+        index,
+        id: fields.id(&question)?,
+        kind: fields.kind()?,
+        question,
+        answer,
+        matcher,
+        tests,
+        entry_point,
+        reference,
+        p_top,
+        variant,
+    })
+}
+
+/// The fields of question `index`, read one by one.
+struct Fields<'a> {
+    index: usize,
+    obj: &'a serde_json::Map<String, Value>,
+}
+
+impl Fields<'_> {
+    /// A required text field. A bare number is what the program prints; a
+    /// boolean `answer` is what Python prints for it (`print(True)`), not
+    /// JSON's `true`.
+    fn text(&self, field: &'static str) -> Result<String, QuestionError> {
+        let index = self.index;
+        match self.obj.get(field) {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
             Some(Value::String(_)) => Err(QuestionError::EmptyField { index, field }),
-            // A bare number is what the program prints; a boolean is what
-            // Python prints for it (`print(True)`), not JSON's `true`.
             Some(Value::Number(n)) if field == "answer" => Ok(n.to_string()),
             Some(Value::Bool(b)) if field == "answer" => {
                 Ok(if *b { "True" } else { "False" }.to_string())
@@ -467,76 +539,54 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
             }),
             None => Err(QuestionError::MissingField { index, field }),
         }
-    };
-    // A variant may have no description at all (p_bot of a plain question).
-    let question = match obj.get("question") {
-        Some(Value::String(s)) if obj.contains_key("variant") => s.clone(),
-        _ => text("question")?,
-    };
-    let optional_text = |field: &'static str| -> Result<Option<String>, QuestionError> {
-        match obj.get(field) {
+    }
+
+    /// A text field that may be absent or null.
+    fn optional_text(&self, field: &'static str) -> Result<Option<String>, QuestionError> {
+        match self.obj.get(field) {
             None | Some(Value::Null) => Ok(None),
-            _ => text(field).map(Some),
+            _ => self.text(field).map(Some),
         }
-    };
-    let tests = optional_text("tests")?;
-    let answer = match (optional_text("answer")?, &tests) {
-        (Some(a), _) => a,
-        (None, Some(_)) => String::new(),
-        (None, None) => return Err(QuestionError::NoAnswer { index }),
-    };
-    let entry_point = match optional_text("entry_point")? {
-        Some(name) if !is_identifier(&name) => {
-            return Err(QuestionError::EntryPoint { index, name });
-        }
-        other => other,
-    };
-    let matcher = parse_match(index, obj, &answer)?;
-    let reference = optional_text("reference")?;
-    let p_top = optional_text("p_top")?;
-    let variant = match obj.get("variant") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            serde_json::from_value::<variant::Variant>(v.clone())
-                .map_err(|source| QuestionError::Variant { index, source })?,
-        ),
-    };
-    let id = match obj.get("id") {
-        None | Some(Value::Null) => derive_id(index, &question),
-        Some(Value::String(id)) => {
-            check_id(id).map_err(|source| QuestionError::Id { index, source })?;
-            id.clone()
-        }
-        Some(v) => {
-            return Err(QuestionError::IdType {
+    }
+
+    /// `id`, or one derived from the position and the question's text.
+    fn id(&self, question: &str) -> Result<String, QuestionError> {
+        let index = self.index;
+        match self.obj.get("id") {
+            None | Some(Value::Null) => Ok(derive_id(index, question)),
+            Some(Value::String(id)) => {
+                check_id(id).map_err(|source| QuestionError::Id { index, source })?;
+                Ok(id.clone())
+            }
+            Some(v) => Err(QuestionError::IdType {
                 index,
                 found: type_name(v),
-            });
+            }),
         }
-    };
-    let kind = match obj.get("kind") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(k)) => Some(k.clone()),
-        Some(v) => {
-            return Err(QuestionError::KindType {
-                index,
+    }
+
+    fn kind(&self) -> Result<Option<String>, QuestionError> {
+        match self.obj.get("kind") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(k)) => Ok(Some(k.clone())),
+            Some(v) => Err(QuestionError::KindType {
+                index: self.index,
                 found: type_name(v),
-            });
+            }),
         }
-    };
-    Ok(Question {
-        index,
-        id,
-        kind,
-        question,
-        answer,
-        matcher,
-        tests,
-        entry_point,
-        reference,
-        p_top,
-        variant,
-    })
+    }
+
+    fn variant(&self) -> Result<Option<variant::Variant>, QuestionError> {
+        match self.obj.get("variant") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => serde_json::from_value::<variant::Variant>(v.clone())
+                .map(Some)
+                .map_err(|source| QuestionError::Variant {
+                    index: self.index,
+                    source,
+                }),
+        }
+    }
 }
 
 /// `match` (`exact`, `regex`, `numeric`) and `tolerance`.

@@ -162,20 +162,7 @@ impl Sandbox {
         remove_stale(&std::env::temp_dir(), "prompteval-sandbox-", |p| {
             std::fs::remove_dir_all(p)
         });
-        let cases = tempfile::Builder::new()
-            .prefix(&format!("prompteval-sandbox-{}-", std::process::id()))
-            .tempdir()
-            .map_err(|e| {
-                error(format!(
-                    "cannot create the sandbox's temp folder: {e}; check TMPDIR"
-                ))
-            })?;
-        let prelude = proof::install(cases.path()).map_err(|e| {
-            error(format!(
-                "cannot write the tests' prelude into {}: {e}; check TMPDIR",
-                cases.path().display()
-            ))
-        })?;
+        let (cases, prelude) = cases_folder()?;
         let mut policy = FsPolicy::for_interpreter(&python.prefixes);
         // Fresh interpreters import it after Landlock is in force.
         policy.read.push(prelude.clone());
@@ -190,18 +177,7 @@ impl Sandbox {
         };
         let mut warnings = Vec::new();
         let landlock = probe_landlock(&policy, &mut warnings);
-        let cgroup = match RunCgroup::create() {
-            Ok(c) => Some(c),
-            Err(why) => {
-                if rustix::process::getuid().is_root() {
-                    warnings.push(format!(
-                        "no pids cgroup ({why}): running as root, RLIMIT_NPROC does not bound \
-                         forks, only the timeout does"
-                    ));
-                }
-                None
-            }
-        };
+        let cgroup = run_cgroup(&mut warnings);
         let mut sandbox = Sandbox {
             servers: Mutex::new(Vec::new()),
             fork_server,
@@ -225,24 +201,7 @@ impl Sandbox {
             cgroup,
         };
         let findings = sandbox.settle_mode(&mut warnings)?;
-        if let Some(why) = &sandbox.warm_refused
-            && config.warm
-        {
-            tracing::warn!(
-                "sandbox: the warm interpreter is not used ({why}); every case starts a fresh \
-                 interpreter, which is slower. `[sandbox] warm = false` says so on purpose"
-            );
-        }
-        if let Some(paths) = sandbox.warm_paths()
-            && let Some(why) = paths.missing()
-        {
-            // Never silently slower: said once, with the reason.
-            tracing::warn!(
-                "sandbox: part of the warm interpreter's shortcut is off on {} ({why}); \
-                 cases take the interpreter's own way there, which is slower but exact",
-                sandbox.python.executable.display()
-            );
-        }
+        sandbox.say_what_is_slower();
         sandbox.isolation = sandbox.describe(&findings, warnings);
         if !sandbox.isolation.warnings.is_empty() {
             tracing::warn!(
@@ -251,6 +210,28 @@ impl Sandbox {
             );
         }
         Ok(sandbox)
+    }
+
+    /// Never silently slower: a warm interpreter that is not used, or a
+    /// shortcut of it that is off here, is said once, with the reason.
+    fn say_what_is_slower(&self) {
+        if let Some(why) = &self.warm_refused
+            && self.config.warm
+        {
+            tracing::warn!(
+                "sandbox: the warm interpreter is not used ({why}); every case starts a fresh \
+                 interpreter, which is slower. `[sandbox] warm = false` says so on purpose"
+            );
+        }
+        if let Some(paths) = self.warm_paths()
+            && let Some(why) = paths.missing()
+        {
+            tracing::warn!(
+                "sandbox: part of the warm interpreter's shortcut is off on {} ({why}); \
+                 cases take the interpreter's own way there, which is slower but exact",
+                self.python.executable.display()
+            );
+        }
     }
 
     /// What the idle warm servers reported of their fast paths.
@@ -300,31 +281,7 @@ impl Sandbox {
             .map_err(|e| error(format!("cannot write {}: {e}", canary.display())))?;
         let program = probe::program(port, &canary);
         let mut failures = Vec::new();
-        // The other execution slots' servers start while the probe runs in
-        // the first: one after the other, each added 35-40 ms to a run's
-        // start. (`prepare` starts any still missing; a mode the probe
-        // gives up drops them below.)
-        let others = if self.serves(self.mode) {
-            std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .saturating_sub(1)
-        } else {
-            0
-        };
-        let (spawned, mut first) = std::thread::scope(|scope| {
-            let this = &*self;
-            let mode = this.mode;
-            let helpers = scope.spawn(move || {
-                (0..others)
-                    .filter_map(|_| this.spawn_server(mode).ok())
-                    .collect::<Vec<_>>()
-            });
-            let first = this.probe_once(&program);
-            (helpers.join().unwrap_or_default(), Some(first))
-        });
-        for server in spawned {
-            self.return_server(server);
-        }
+        let mut first = Some(self.first_probe(&program));
         loop {
             let outcome = match first.take() {
                 Some(outcome) => outcome,
@@ -339,39 +296,69 @@ impl Sandbox {
                     warnings.extend(failures);
                     return Ok(findings);
                 }
-                Err(why) if self.serves(self.mode) && self.warm.is_some() => {
-                    // Announced once the mode is settled (build).
-                    self.warm_refused = Some(why);
-                    self.warm = None;
-                    if let Ok(idle) = self.servers.get_mut() {
-                        idle.clear();
-                    }
-                }
-                Err(why) if self.serves(self.mode) => {
-                    tracing::warn!(
-                        "sandbox: the fork server does not work here ({why}); every case forks \
-                         from the harness instead, which is slower"
-                    );
-                    self.fork_server = false;
-                    if let Ok(idle) = self.servers.get_mut() {
-                        idle.clear();
-                    }
-                }
-                Err(why) => match self.mode.weaker() {
-                    Some((weaker, dropped)) => {
-                        failures.push(format!("{dropped} unavailable: {why}"));
-                        self.mode = weaker;
-                    }
-                    None => {
-                        return Err(error(format!(
-                            "cannot run {} even without isolation: {why}; check `[sandbox] \
-                             python` in harness.toml",
-                            self.python.executable.display()
-                        )));
-                    }
-                },
+                Err(why) => self.step_down(why, &mut failures)?,
             }
         }
+    }
+
+    /// The first probe, while the other execution slots' servers start: one
+    /// after the other, each added 35-40 ms to a run's start. (`prepare`
+    /// starts any still missing; a mode the probe gives up drops them.)
+    fn first_probe(&mut self, program: &str) -> Result<probe::Findings, String> {
+        let others = if self.serves(self.mode) {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .saturating_sub(1)
+        } else {
+            0
+        };
+        let (spawned, first) = std::thread::scope(|scope| {
+            let this = &*self;
+            let mode = this.mode;
+            let helpers = scope.spawn(move || {
+                (0..others)
+                    .filter_map(|_| this.spawn_server(mode).ok())
+                    .collect::<Vec<_>>()
+            });
+            let first = this.probe_once(program);
+            (helpers.join().unwrap_or_default(), first)
+        });
+        for server in spawned {
+            self.return_server(server);
+        }
+        first
+    }
+
+    /// After a failed probe, the next thing to try: without the warm
+    /// interpreter, then without the fork server, then with one isolation
+    /// layer fewer (said in `failures`); an error when nothing is left.
+    fn step_down(&mut self, why: String, failures: &mut Vec<String>) -> Result<(), SandboxError> {
+        if self.serves(self.mode) && self.warm.is_some() {
+            // Announced once the mode is settled (build).
+            self.warm_refused = Some(why);
+            self.warm = None;
+        } else if self.serves(self.mode) {
+            tracing::warn!(
+                "sandbox: the fork server does not work here ({why}); every case forks from \
+                 the harness instead, which is slower"
+            );
+            self.fork_server = false;
+        } else {
+            let Some((weaker, dropped)) = self.mode.weaker() else {
+                return Err(error(format!(
+                    "cannot run {} even without isolation: {why}; check `[sandbox] python` in \
+                     harness.toml",
+                    self.python.executable.display()
+                )));
+            };
+            failures.push(format!("{dropped} unavailable: {why}"));
+            self.mode = weaker;
+            return Ok(());
+        }
+        if let Ok(idle) = self.servers.get_mut() {
+            idle.clear();
+        }
+        Ok(())
     }
 
     /// Runs the probe once in the current mode: what it found, or why not.
@@ -896,6 +883,43 @@ impl Report {
         let mut msg = [0u8; 8];
         self.pipe.read_exact(&mut msg).ok()?;
         Some(isolate::decode_report(&msg))
+    }
+}
+
+/// The run's folder of case folders, with the tests' prelude in it.
+fn cases_folder() -> Result<(tempfile::TempDir, PathBuf), SandboxError> {
+    let cases = tempfile::Builder::new()
+        .prefix(&format!("prompteval-sandbox-{}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| {
+            error(format!(
+                "cannot create the sandbox's temp folder: {e}; check TMPDIR"
+            ))
+        })?;
+    let prelude = proof::install(cases.path()).map_err(|e| {
+        error(format!(
+            "cannot write the tests' prelude into {}: {e}; check TMPDIR",
+            cases.path().display()
+        ))
+    })?;
+    Ok((cases, prelude))
+}
+
+/// The run's pids cgroup, where one can be made. Without one, root's
+/// forks are bounded by the timeout only (RLIMIT_NPROC does not bind root),
+/// which `warnings` then says.
+fn run_cgroup(warnings: &mut Vec<String>) -> Option<RunCgroup> {
+    match RunCgroup::create() {
+        Ok(c) => Some(c),
+        Err(why) => {
+            if rustix::process::getuid().is_root() {
+                warnings.push(format!(
+                    "no pids cgroup ({why}): running as root, RLIMIT_NPROC does not bound \
+                     forks, only the timeout does"
+                ));
+            }
+            None
+        }
     }
 }
 

@@ -327,6 +327,52 @@ impl Zygote {
         proof: Option<&File>,
         timeout: Duration,
     ) -> Result<Ended, Failure> {
+        let (pipe, started) = self.send_case(code, stdout, stderr, proof)?;
+        let mut watch = Watch::new(pipe);
+        if self.warm {
+            watch.program = self.receive_program();
+        }
+        let timed_out = !watch.read_until(Some(started + timeout));
+        if timed_out {
+            self.stop_overdue(&mut watch)?;
+        }
+        let duration = started.elapsed();
+        watch.await_namespace_end();
+        if let Some(value) = watch.failed {
+            return Err(Failure::Setup(format!(
+                "{}{}",
+                stage_error(value),
+                warm_output(&read_log(stderr))
+            )));
+        }
+        if watch.status.is_none() && !timed_out {
+            return Err(if self.alive() {
+                Failure::Setup(
+                    "the case's reaper ended without reporting the program's status (killed \
+                     from outside the harness?)"
+                        .into(),
+                )
+            } else {
+                Failure::ServerGone("the fork server died during the case".into())
+            });
+        }
+        Ok(Ended {
+            status: watch.status,
+            timed_out,
+            duration,
+        })
+    }
+
+    /// Hands the server a case: main.py (in a memfd), the output files,
+    /// the report pipe's write end and the proof; the report pipe's read
+    /// end and when the case began.
+    fn send_case(
+        &self,
+        code: &str,
+        stdout: &File,
+        stderr: &File,
+        proof: Option<&File>,
+    ) -> Result<(File, Instant), Failure> {
         let setup = |e: io::Error| Failure::Setup(format!("cannot prepare the case: {e}"));
         let script = rustix::fs::memfd_create("main.py", rustix::fs::MemfdFlags::CLOEXEC)
             .map_err(|e| setup(e.into()))?;
@@ -355,54 +401,29 @@ impl Zygote {
         // Only the case holds the write end now: EOF means it is over.
         drop(writer);
         drop(script);
-        let mut watch = Watch::new(pipe);
+        Ok((pipe, started))
+    }
+
+    /// A case past its time: killed in steps (its pid namespace, then the
+    /// intermediate, then a warm slot as a whole), each given [`GRACE`].
+    fn stop_overdue(&self, watch: &mut Watch) -> Result<(), Failure> {
+        watch.kill(Target::Namespace);
+        if watch.read_until(Some(Instant::now() + GRACE)) {
+            return Ok(());
+        }
+        watch.kill(Target::Intermediate);
         if self.warm {
-            watch.program = self.receive_program();
+            // The warm server did not end the case: the slot goes, its pid
+            // namespace (every process of the case) with it.
+            // SAFETY: killing our own child.
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
         }
-        let mut timed_out = false;
-        if !watch.read_until(Some(started + timeout)) {
-            timed_out = true;
-            watch.kill(Target::Namespace);
-            if !watch.read_until(Some(Instant::now() + GRACE)) {
-                watch.kill(Target::Intermediate);
-                if self.warm {
-                    // The warm server did not end the case: the slot goes,
-                    // its pid namespace (every process of the case) with it.
-                    // SAFETY: killing our own child.
-                    unsafe { libc::kill(self.pid, libc::SIGKILL) };
-                }
-                if !watch.read_until(Some(Instant::now() + GRACE)) {
-                    return Err(Failure::ServerGone(
-                        "a timed-out case did not end 10 s after SIGKILL".into(),
-                    ));
-                }
-            }
+        if watch.read_until(Some(Instant::now() + GRACE)) {
+            return Ok(());
         }
-        let duration = started.elapsed();
-        watch.await_namespace_end();
-        if let Some(value) = watch.failed {
-            return Err(Failure::Setup(format!(
-                "{}{}",
-                stage_error(value),
-                warm_output(&read_log(stderr))
-            )));
-        }
-        if watch.status.is_none() && !timed_out {
-            return Err(if self.alive() {
-                Failure::Setup(
-                    "the case's reaper ended without reporting the program's status (killed \
-                     from outside the harness?)"
-                        .into(),
-                )
-            } else {
-                Failure::ServerGone("the fork server died during the case".into())
-            });
-        }
-        Ok(Ended {
-            status: watch.status,
-            timed_out,
-            duration,
-        })
+        Err(Failure::ServerGone(
+            "a timed-out case did not end 10 s after SIGKILL".into(),
+        ))
     }
 
     /// The warm case's first message on the socket: the program's pidfd,

@@ -95,24 +95,64 @@ pub fn expand<W: Writer + ?Sized>(
                     })?
             }
         };
-        let mut add = |variant: Variant, description: Option<&str>| {
-            let mut v = q.clone();
-            v.id = format!("{}.{}", q.id, variant.name());
-            v.question = match variant.strategy {
-                Strategy::Original => q.question.clone(),
-                _ => parts.render(description),
-            };
-            v.p_top = None;
-            v.variant = Some(variant);
-            questions.push(v);
+        let mut family = Family {
+            q,
+            parts: &parts,
+            out: &mut questions,
         };
-        add(Variant::new(&q.id, Strategy::Original), None);
-        add(Variant::new(&q.id, Strategy::PBot), None);
+        family.add(Variant::new(&q.id, Strategy::Original), None);
+        family.add(Variant::new(&q.id, Strategy::PBot), None);
+        written += family.summaries(&p_top, writer)?;
+        warnings.extend(family.paragraph_samples(&p_top, seed));
+        family.maskings(&p_top);
+        family.add(Variant::new(&q.id, Strategy::PTop), Some(&p_top));
+    }
+    for (i, q) in questions.iter_mut().enumerate() {
+        q.index = i + 1;
+    }
+    Ok(Expanded {
+        suite: Suite {
+            questions,
+            ..suite.clone()
+        },
+        warnings,
+        written,
+    })
+}
+
+/// The variants of one question, added in the order a suite lists them.
+struct Family<'a> {
+    q: &'a Question,
+    parts: &'a Parts,
+    out: &'a mut Vec<Question>,
+}
+
+impl Family<'_> {
+    fn add(&mut self, variant: Variant, description: Option<&str>) {
+        let q = self.q;
+        let mut v = q.clone();
+        v.id = format!("{}.{}", q.id, variant.name());
+        v.question = match variant.strategy {
+            Strategy::Original => q.question.clone(),
+            _ => self.parts.render(description),
+        };
+        v.p_top = None;
+        v.variant = Some(variant);
+        self.out.push(v);
+    }
+
+    /// One summary of p_top per length in [`SUMMARY_WORDS`], by the writer;
+    /// how many texts it wrote.
+    fn summaries<W: Writer + ?Sized>(
+        &mut self,
+        p_top: &str,
+        writer: &W,
+    ) -> Result<usize, VariantsError<W::Error>> {
+        let q = self.q;
         for words in SUMMARY_WORDS {
-            written += 1;
             let text =
                 writer
-                    .summary(q, &p_top, words)
+                    .summary(q, p_top, words)
                     .map_err(|source| VariantsError::Summary {
                         question: q.id.clone(),
                         words,
@@ -122,16 +162,16 @@ pub fn expand<W: Writer + ?Sized>(
             let mut v = Variant::new(&q.id, Strategy::Summary);
             v.level = Some(f64::from(words));
             v.words = Some(count);
-            add(v, Some(&text));
+            self.add(v, Some(&text));
         }
-        let paragraphs = derive::paragraphs(&p_top);
-        if paragraphs.len() < 2 {
-            warnings.push(format!(
-                "question `{}`: p_top has {} paragraph(s), so paragraph sampling keeps all of it at every ratio; write p_top in paragraphs (blank lines between steps)",
-                q.id,
-                paragraphs.len()
-            ));
-        }
+        Ok(SUMMARY_WORDS.len())
+    }
+
+    /// p_top's paragraphs sampled at each ratio in [`RATIOS`]; a warning
+    /// when p_top has too few paragraphs for sampling to mean anything.
+    fn paragraph_samples(&mut self, p_top: &str, seed: u64) -> Option<String> {
+        let q = self.q;
+        let paragraphs = derive::paragraphs(p_top);
         for ratio in RATIOS {
             let sample_seed = derive_seed(seed, &q.id, "paragraph", ratio);
             for (i, kept) in derive::sample_paragraphs(paragraphs.len(), ratio, sample_seed)
@@ -145,10 +185,20 @@ pub fn expand<W: Writer + ?Sized>(
                 v.units = Some(paragraphs.len());
                 v.kept = Some(kept);
                 v.seed = Some(sample_seed);
-                add(v, Some(&text));
+                self.add(v, Some(&text));
             }
         }
-        let sentences = derive::sentences(&p_top);
+        (paragraphs.len() < 2).then(|| format!(
+            "question `{}`: p_top has {} paragraph(s), so paragraph sampling keeps all of it at every ratio; write p_top in paragraphs (blank lines between steps)",
+            q.id,
+            paragraphs.len()
+        ))
+    }
+
+    /// p_top with a block of its sentences masked, from the largest ratio.
+    fn maskings(&mut self, p_top: &str) {
+        let q = self.q;
+        let sentences = derive::sentences(p_top);
         for ratio in RATIOS.into_iter().rev() {
             for (i, block) in derive::mask_blocks(sentences.len(), ratio)
                 .into_iter()
@@ -160,22 +210,10 @@ pub fn expand<W: Writer + ?Sized>(
                 v.sample = Some(i as u32 + 1);
                 v.units = Some(sentences.len());
                 v.masked = Some(block);
-                add(v, Some(&text));
+                self.add(v, Some(&text));
             }
         }
-        add(Variant::new(&q.id, Strategy::PTop), Some(&p_top));
     }
-    for (i, q) in questions.iter_mut().enumerate() {
-        q.index = i + 1;
-    }
-    Ok(Expanded {
-        suite: Suite {
-            questions,
-            ..suite.clone()
-        },
-        warnings,
-        written,
-    })
 }
 
 /// The first `limit` words of `text` and how many words it kept.
