@@ -41,7 +41,13 @@ pub mod execute;
 
 pub mod record;
 
+pub mod results;
+
+pub mod analysis;
+
 pub mod report;
+
+pub mod compare;
 
 pub mod terminal;
 

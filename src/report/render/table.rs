@@ -4,7 +4,8 @@
 use unicode_width::UnicodeWidthStr;
 
 use super::labels::Labels;
-use super::summary::{PromptResult, RoundStats, Summary};
+use super::text::{terminal_safe, transfer_lines, versus_text};
+use crate::results::{PromptResult, RoundStats, Summary};
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
@@ -230,7 +231,7 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    out.push_str(&super::models::transfer_lines(summary));
+    out.push_str(&transfer_lines(summary));
     out
 }
 
@@ -297,40 +298,12 @@ fn best_line(summary: &Summary, l: &Labels) -> String {
     }
 }
 
-/// Suite text must not drive the terminal: escape sequences and other
-/// control characters are shown as `?`.
-/// Whether the best prompt beats the runner-up by more than noise, in words.
-pub(crate) fn versus_text(v: &super::summary::Comparison) -> String {
-    let test = format!(
-        "exact McNemar p = {} over {} shared cases: {} passed only with the best, {} only with {}",
-        v.p_value, v.shared_cases, v.only_best_passed, v.only_runner_up_passed, v.runner_up
-    );
-    if v.beats_by_more_than_noise {
-        format!(
-            "beats {} by more than noise ({test})",
-            terminal_safe(&v.runner_up)
-        )
-    } else {
-        format!(
-            "not distinguishable from {} on this run ({test}); more questions or rounds would tell",
-            terminal_safe(&v.runner_up)
-        )
-    }
-}
-
-fn terminal_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{info, record};
-    use super::super::{PromptResult, RoundStats};
     use super::*;
     use crate::case::Verdict::*;
     use crate::config::Language;
+    use crate::results::fixtures::{info, record};
 
     fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
         PromptResult {
@@ -361,13 +334,13 @@ mod tests {
     fn summary(results: Vec<(&str, PromptResult)>) -> Summary {
         let dir = tempfile::tempdir().expect("tempdir");
         let (mut summary, _) =
-            super::super::write_all(dir.path(), &info(1), &[record("prompt1", 1, 1, Correct)])
+            crate::report::write_all(dir.path(), &info(1), &[record("prompt1", 1, 1, Correct)])
                 .expect("written");
         summary.prompt_results = results
             .into_iter()
             .map(|(n, r)| (n.to_string(), r))
             .collect();
-        summary.best_prompt = Some(super::super::BestPrompt {
+        summary.best_prompt = Some(crate::results::BestPrompt {
             name: "prompt1".into(),
             accuracy: 87.5,
             tied_with: vec![],

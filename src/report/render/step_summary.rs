@@ -6,10 +6,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::summary::Summary;
+use super::text::versus_text;
+use crate::analysis::gate::GateReport;
+use crate::results::Summary;
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
-pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
+pub fn markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     if !summary.models.is_empty() {
         return models_markdown(summary, gate);
     }
@@ -70,7 +72,7 @@ pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport
             best.accuracy
         ));
         if let Some(v) = &best.versus_runner_up {
-            out.push_str(&format!(" · {}", cell(&super::table::versus_text(v))));
+            out.push_str(&format!(" · {}", cell(&versus_text(v))));
         }
         out.push_str("\n\n");
     }
@@ -78,7 +80,7 @@ pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport
     out
 }
 
-fn gate_markdown(gate: Option<&crate::report::gate::GateReport>) -> String {
+fn gate_markdown(gate: Option<&GateReport>) -> String {
     match gate {
         Some(g) if g.passed() => "**gate: passed**\n\n".into(),
         Some(g) => {
@@ -95,7 +97,7 @@ fn gate_markdown(gate: Option<&crate::report::gate::GateReport>) -> String {
 
 /// A multi-model run: each model's section (as a one-model run's), then
 /// the gate over all of them.
-fn models_markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
+fn models_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     let mut out = format!(
         "## prompteval · {} · {} models\n\n",
         summary.test_id,

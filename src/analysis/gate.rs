@@ -3,7 +3,7 @@
 //! one every view uses: summary.json's `gate_passed`, the run's gate lines
 //! and a merged run's exit status.
 
-use super::summary::Summary;
+use crate::results::Summary;
 
 /// A prompt meets its threshold when its accuracy, rounded as summary.json
 /// shows it, is at least the threshold; with no evaluated case it cannot.

@@ -12,10 +12,10 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::labels::Labels;
-use super::models::{figure, interval};
-use super::summary::{RunInfo, Summary};
-use super::table::versus_text;
+use crate::report::render::Labels;
+use crate::report::render::text::{best_names, figure, interval, versus_text};
+use crate::results::run_folder::write_derived;
+use crate::results::{RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "models_view.html";
 const TEMPLATE: &str = include_str!("models_view.html");
@@ -145,7 +145,7 @@ pub(crate) fn write(
         .and_then(|()| env.get_template(TEMPLATE_NAME))
         .and_then(|t| t.render(&page))
         .map_err(std::io::Error::other)?;
-    super::files::write_derived(path, html.as_bytes())
+    write_derived(path, html.as_bytes())
 }
 
 fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a> {
@@ -182,7 +182,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
             speed: results
                 .and_then(|r| r.generation_speed)
                 .map_or_else(|| "-".into(), |s| format!("{s:.1}")),
-            best: results.map_or_else(String::new, best_text),
+            best: results.map_or_else(String::new, |r| best_text(r, Labels::of(info.language))),
         });
     }
     page.grid = grid(info, summary);
@@ -333,23 +333,15 @@ fn robustness(summary: &Summary) -> Vec<RobustnessView> {
 }
 
 /// "prompt2 (83.3%), beats prompt1 by more than noise (...)".
-fn best_text(results: &Summary) -> String {
+fn best_text(results: &Summary, l: &Labels) -> String {
     match &results.best_prompt {
         None => "no evaluated case".into(),
-        Some(b) if !b.tied_with.is_empty() => format!(
-            "{} = {} (tie, {:.1}%)",
-            b.name,
-            b.tied_with.join(" = "),
-            b.accuracy
-        ),
-        Some(b) => {
-            let mut text = format!("{} ({:.1}%)", b.name, b.accuracy);
-            if let Some(v) = &b.versus_runner_up {
-                text.push_str(", ");
-                text.push_str(&versus_text(v));
+        Some(b) => match &b.versus_runner_up {
+            Some(v) if b.tied_with.is_empty() => {
+                format!("{}, {}", best_names(b, l), versus_text(v))
             }
-            text
-        }
+            _ => best_names(b, l),
+        },
     }
 }
 
