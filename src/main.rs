@@ -174,7 +174,7 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
                 message: format!(
                     "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
                     parts.len(),
-                    summary.finished_cases,
+                    summary.finished_cases(),
                     out.display(),
                     lines.iter().map(|l| format!("\n{l}")).collect::<String>()
                 ),

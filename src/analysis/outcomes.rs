@@ -32,31 +32,9 @@ impl Outcomes {
         questions: &[String],
         records: impl IntoIterator<Item = &'a CaseRecord>,
     ) -> Outcomes {
-        let prompt_at = positions(prompts);
-        let question_at = positions(questions);
-        let kept: Vec<Placed> = records
-            .into_iter()
-            .filter_map(|r| {
-                let p = *prompt_at.get(r.case.prompt.as_str())?;
-                let q = *question_at.get(r.case.question_id.as_str())?;
-                let slot = (r.case.round, r.case.sample.unwrap_or(1));
-                Some((p, q, slot, r.evaluated().then(|| r.passed())))
-            })
-            .collect();
-        let mut slots: Vec<(u32, u32)> = kept.iter().map(|k| k.2).collect();
-        slots.sort_unstable();
-        slots.dedup();
-        let mut attempts = vec![vec![vec![None; slots.len()]; questions.len()]; prompts.len()];
-        for (p, q, slot, outcome) in kept {
-            if let Ok(i) = slots.binary_search(&slot) {
-                attempts[p][q][i] = outcome;
-            }
-        }
-        Outcomes {
-            prompts: prompts.to_vec(),
-            questions: questions.to_vec(),
-            attempts,
-        }
+        let mut layout = OutcomesLayout::new(prompts, questions);
+        records.into_iter().for_each(|r| layout.add(r));
+        layout.finish()
     }
 
     /// Attempt slots per prompt and question.
@@ -79,6 +57,60 @@ impl Outcomes {
             .iter()
             .map(|p| p[question].as_slice())
             .collect()
+    }
+}
+
+/// [`Outcomes`] built a record at a time, so the report's one pass over a
+/// model's journal records also lays them out.
+pub struct OutcomesLayout<'n> {
+    prompts: &'n [String],
+    questions: &'n [String],
+    prompt_at: HashMap<&'n str, usize>,
+    question_at: HashMap<&'n str, usize>,
+    kept: Vec<Placed>,
+}
+
+impl<'n> OutcomesLayout<'n> {
+    pub fn new(prompts: &'n [String], questions: &'n [String]) -> Self {
+        OutcomesLayout {
+            prompts,
+            questions,
+            prompt_at: positions(prompts),
+            question_at: positions(questions),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Keeps `r` when its prompt and question are in the lists.
+    pub fn add(&mut self, r: &CaseRecord) {
+        let (Some(&p), Some(&q)) = (
+            self.prompt_at.get(r.case.prompt.as_str()),
+            self.question_at.get(r.case.question_id.as_str()),
+        ) else {
+            return;
+        };
+        let slot = (r.case.round, r.case.sample.unwrap_or(1));
+        self.kept
+            .push((p, q, slot, r.evaluated().then(|| r.passed())));
+    }
+
+    /// The layout: a later record of a case replaces an earlier one.
+    pub fn finish(self) -> Outcomes {
+        let mut slots: Vec<(u32, u32)> = self.kept.iter().map(|k| k.2).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let mut attempts =
+            vec![vec![vec![None; slots.len()]; self.questions.len()]; self.prompts.len()];
+        for (p, q, slot, outcome) in self.kept {
+            if let Ok(i) = slots.binary_search(&slot) {
+                attempts[p][q][i] = outcome;
+            }
+        }
+        Outcomes {
+            prompts: self.prompts.to_vec(),
+            questions: self.questions.to_vec(),
+            attempts,
+        }
     }
 }
 

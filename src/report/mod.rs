@@ -10,7 +10,7 @@ pub mod write;
 pub use crate::analysis::gate;
 pub(crate) use crate::results::run_folder::write_atomically;
 pub use crate::results::run_folder::{model_folder, models_of, write_json};
-pub use crate::results::{ModelRun, RunInfo, Summary};
+pub use crate::results::{ModelRun, ModelsSummary, RunInfo, RunSummary, Summary};
 pub use render::step_summary;
 pub use render::{Labels, terminal_table};
 pub use write::{Written, write_all, write_from_journal};

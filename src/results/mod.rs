@@ -16,7 +16,7 @@ pub mod summary;
 pub use figures::*;
 pub(crate) use groups::{Cases, PromptGroup};
 pub use run_info::{ModelRun, NOT_ASKED, RunInfo};
-pub use summary::{MatrixCell, PromptResult, RoundStats, Summary};
+pub use summary::{MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
 
 /// `value` rounded to `decimals` places: how every figure of summary.json
 /// is shown (accuracy one decimal, p-values four).

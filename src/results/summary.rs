@@ -14,7 +14,8 @@ use crate::case::Verdict;
 /// when the prompt has no evaluated case of it.
 pub type MatrixCell = Option<(usize, usize)>;
 
-/// summary.json (spec §8.3 plus extra fields). The spec's fields come first
+/// One model's summary.json (spec §8.3 plus extra fields): a one-model
+/// run's, or each model's of a multi-model run. The spec's fields come first
 /// and keep their names; the rest describe the run so a summary can be read
 /// on its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,12 +58,6 @@ pub struct Summary {
     /// of prompt variants; also in report/partial_order.csv.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub partial_order: indexmap::IndexMap<String, PartialOrder>,
-    /// A multi-model run: model -> that model's results, each in this
-    /// shape (its own `prompt_results`, `best_prompt`, ...); the top-level
-    /// `prompt_results` is then empty (a figure over several models would
-    /// mix their denominators). Absent in a one-model run.
-    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
-    pub models: indexmap::IndexMap<String, Summary>,
     /// Per model of a multi-model run whose questions have a `kind`:
     /// prompt -> kind -> accuracy over that kind's questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,10 +66,6 @@ pub struct Summary {
     /// depends on the prompt (spread, robust pass@k, PromptSensiScore).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<Robustness>,
-    /// A multi-model run: best prompts per model against their runners-up,
-    /// and whether the prompts' ranking transfers between models.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_model: Option<CrossModel>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]
@@ -108,11 +99,113 @@ impl Summary {
             generation_speed: None,
             api_failures: Default::default(),
             partial_order: Default::default(),
-            models: Default::default(),
             kind_results: None,
             robustness: None,
-            cross_model: None,
             matrix: Vec::new(),
+        }
+    }
+}
+
+/// A multi-model run's summary.json: the run's facts, totals over the
+/// models, each model's [`Summary`] under `models`, and `cross_model`. It
+/// keeps summary.json's fields in their order, `best_prompt` `null` and
+/// `prompt_results` empty: a figure over several models would mix their
+/// denominators.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelsSummary {
+    pub test_id: String,
+    pub timestamp: String,
+    pub total_execution_time: f64,
+    pub prompt_count: usize,
+    /// Always `null`: each model has its own.
+    pub best_prompt: Option<BestPrompt>,
+    /// Always empty: each model has its own.
+    pub prompt_results: indexmap::IndexMap<String, PromptResult>,
+    pub model: String,
+    pub backend: String,
+    pub endpoint: String,
+    pub suite: String,
+    pub rounds: u32,
+    #[serde(default = "one")]
+    pub samples: u32,
+    pub complete: bool,
+    pub planned_cases: usize,
+    /// Summed over the models.
+    pub finished_cases: usize,
+    #[serde(default)]
+    pub not_evaluated: usize,
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
+    pub isolation: serde_json::Value,
+    /// Always `null`: each model has its own.
+    #[serde(default)]
+    pub generation_speed: Option<f64>,
+    /// Summed over the models.
+    pub api_failures: BTreeMap<String, usize>,
+    /// Model -> that model's results, in run order.
+    pub models: indexmap::IndexMap<String, Summary>,
+    /// Best prompts per model against their runners-up, and whether the
+    /// prompts' ranking transfers between models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_model: Option<CrossModel>,
+}
+
+impl ModelsSummary {
+    /// The run's facts, totals over `models`, and each model's results.
+    pub(crate) fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Self {
+        let run = Summary::of_run(info);
+        let mut api_failures: BTreeMap<String, usize> = BTreeMap::new();
+        for (k, v) in models.values().flat_map(|s| &s.api_failures) {
+            *api_failures.entry(k.clone()).or_default() += v;
+        }
+        ModelsSummary {
+            test_id: run.test_id,
+            timestamp: run.timestamp,
+            total_execution_time: run.total_execution_time,
+            prompt_count: run.prompt_count,
+            best_prompt: None,
+            prompt_results: Default::default(),
+            model: run.model,
+            backend: run.backend,
+            endpoint: run.endpoint,
+            suite: run.suite,
+            rounds: run.rounds,
+            samples: run.samples,
+            complete: run.complete,
+            planned_cases: run.planned_cases,
+            finished_cases: models.values().map(|s| s.finished_cases).sum(),
+            not_evaluated: models.values().map(|s| s.not_evaluated).sum(),
+            cache: run.cache,
+            isolation: run.isolation,
+            generation_speed: None,
+            api_failures,
+            models,
+            cross_model: None,
+        }
+    }
+}
+
+/// What a run's report computed: one model's summary, or a multi-model
+/// run's. Every view takes this and says which it is once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunSummary {
+    OneModel(Summary),
+    Models(ModelsSummary),
+}
+
+impl RunSummary {
+    /// The one model's summary, or each model's in run order.
+    pub fn each_model(&self) -> Box<dyn Iterator<Item = &Summary> + '_> {
+        match self {
+            RunSummary::OneModel(s) => Box::new(std::iter::once(s)),
+            RunSummary::Models(m) => Box::new(m.models.values()),
+        }
+    }
+
+    pub fn finished_cases(&self) -> usize {
+        match self {
+            RunSummary::OneModel(s) => s.finished_cases,
+            RunSummary::Models(m) => m.finished_cases,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::SetupError;
 use super::folder::{RunManifest, read_manifest, write_manifest};
-use crate::report::{self, RunInfo, Summary};
+use crate::report::{self, RunInfo, RunSummary};
 
 /// The report's inputs, stored by every finished run.
 pub const RUN_INFO: &str = "run_info.json";
@@ -54,7 +54,7 @@ fn read_part(dir: &Path) -> Result<Part, SetupError> {
 
 /// Joins `parts` into `out` (which must not hold a run) and writes its
 /// report; the summary and the terminal table.
-pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupError> {
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), SetupError> {
     let parts: Vec<Part> = parts
         .iter()
         .map(|d| read_part(d))

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::case::{CaseRecord, Verdict};
 use crate::results::run_folder::{Staged, write_atomically};
 use crate::results::summary::failure_verdicts;
-use crate::results::{PromptGroup, PromptResult, RunInfo, Summary};
+use crate::results::{ModelsSummary, PromptGroup, PromptResult, RunInfo, Summary};
 
 /// report/detailed_report.json, one record at a time:
 /// `{"run": ..., "finished_cases": N, "prompts": [{"name", "template",
@@ -89,7 +89,7 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
 
 /// A multi-model run's report/summary.csv: summary.csv's columns after a
 /// `model` column, a row per model and prompt.
-pub(crate) fn write_models_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
+pub(crate) fn write_models_csv(path: &Path, summary: &ModelsSummary) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let rounds = summary.models.values().any(has_rounds);
     let verdicts = failure_verdicts(

@@ -8,13 +8,18 @@ use std::path::Path;
 
 use super::text::versus_text;
 use crate::analysis::gate::GateReport;
-use crate::results::Summary;
+use crate::results::{ModelsSummary, RunSummary, Summary};
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
-pub fn markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
-    if !summary.models.is_empty() {
-        return models_markdown(summary, gate);
+pub fn markdown(summary: &RunSummary, gate: Option<&GateReport>) -> String {
+    match summary {
+        RunSummary::OneModel(summary) => model_markdown(summary, gate),
+        RunSummary::Models(summary) => models_markdown(summary, gate),
     }
+}
+
+/// One model's section.
+fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     let mut out = format!("## prompteval · {}\n\n", summary.test_id);
     out.push_str(&format!(
         "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",
@@ -97,7 +102,7 @@ fn gate_markdown(gate: Option<&GateReport>) -> String {
 
 /// A multi-model run: each model's section (as a one-model run's), then
 /// the gate over all of them.
-fn models_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
+fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>) -> String {
     let mut out = format!(
         "## prompteval · {} · {} models\n\n",
         summary.test_id,
@@ -106,7 +111,8 @@ fn models_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     let no_gate = gate_markdown(None);
     for results in summary.models.values() {
         // Each model's section one heading level down, the gate once below.
-        let section = markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
+        let section =
+            model_markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
         out.push_str(section.strip_suffix(&no_gate).unwrap_or(&section));
     }
     out.push_str(&gate_markdown(gate));

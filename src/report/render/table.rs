@@ -5,15 +5,20 @@ use unicode_width::UnicodeWidthStr;
 
 use super::labels::Labels;
 use super::text::{terminal_safe, transfer_lines, versus_text};
-use crate::results::{PromptResult, RoundStats, Summary};
+use crate::results::{ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
 /// above the table.
-pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
-    if !summary.models.is_empty() {
-        return models_table(summary, labels);
+pub fn terminal_table(summary: &RunSummary, labels: &Labels) -> String {
+    match summary {
+        RunSummary::OneModel(summary) => model_table(summary, labels),
+        RunSummary::Models(summary) => models_table(summary, labels),
     }
+}
+
+/// One model's table.
+pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     let any = |shown: fn(&PromptResult) -> bool| summary.prompt_results.values().any(shown);
     // Optional columns appear only where some prompt has a value, so a clean
     // one-round run keeps the spec's table exactly: the 95 % interval beside
@@ -62,7 +67,15 @@ pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(summary, labels.notes);
+    let mut out = warnings_above(
+        (
+            summary.complete,
+            summary.finished_cases,
+            summary.planned_cases,
+        ),
+        summary.not_evaluated,
+        labels.notes,
+    );
     out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
@@ -176,7 +189,7 @@ fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
 /// A multi-model run: prompt x model accuracy with its interval, then per
 /// model its best prompt against its runner-up, then whether the prompts'
 /// ranking transfers between the models.
-fn models_table(summary: &Summary, labels: &Labels) -> String {
+fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
     let mut prompts: Vec<&String> = Vec::new();
     for results in summary.models.values() {
         for name in results.prompt_results.keys() {
@@ -217,7 +230,15 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(summary, "n/e");
+    let mut out = warnings_above(
+        (
+            summary.complete,
+            summary.finished_cases,
+            summary.planned_cases,
+        ),
+        summary.not_evaluated,
+        "n/e",
+    );
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
@@ -250,18 +271,18 @@ fn grid<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>]) -> String {
 
 /// The lines above a table: an interrupted run, and cases not evaluated
 /// (flagged in the table's `flag` cells).
-fn warnings_above(summary: &Summary, flag: &str) -> String {
+/// `run`: (complete, finished cases, planned cases).
+fn warnings_above(run: (bool, usize, usize), not_evaluated: usize, flag: &str) -> String {
+    let (complete, finished, planned) = run;
     let mut out = String::new();
-    if !summary.complete {
+    if !complete {
         out.push_str(&format!(
-            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
-            summary.finished_cases, summary.planned_cases
+            "⚠️  INCOMPLETE: {finished}/{planned} cases finished; the run was interrupted\n"
         ));
     }
-    if summary.not_evaluated > 0 {
+    if not_evaluated > 0 {
         out.push_str(&format!(
-            "⚠️  {} of {} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n",
-            summary.not_evaluated, summary.planned_cases
+            "⚠️  {not_evaluated} of {planned} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n"
         ));
     }
     out
@@ -369,7 +390,7 @@ mod tests {
 
 🏆 最佳 Prompt: prompt1 (準確率: 87.5%)
 ";
-        assert_eq!(terminal_table(&s, Labels::of(Language::Zh)), expected);
+        assert_eq!(model_table(&s, Labels::of(Language::Zh)), expected);
     }
 
     #[test]
@@ -379,7 +400,7 @@ mod tests {
             ("詳細的演算法專家提示", result(100.0, 8, 8, 1.25)),
             ("a_very_long_prompt_name_x", result(0.0, 0, 8, 0.0)),
         ]);
-        let table = terminal_table(&s, Labels::of(Language::Zh));
+        let table = model_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().take(7).collect();
         let width = lines[0].width();
         assert_eq!(width, 72);
@@ -416,7 +437,7 @@ mod tests {
         s.complete = false;
         s.finished_cases = 6;
         s.planned_cases = 9;
-        let table = terminal_table(&s, Labels::of(Language::Zh));
+        let table = model_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
@@ -435,6 +456,6 @@ mod tests {
     #[test]
     fn escape_sequences_in_names_do_not_reach_the_terminal() {
         let s = summary(vec![("evil\u{1b}[2J", result(50.0, 1, 2, 0.0))]);
-        assert!(!terminal_table(&s, Labels::of(Language::Zh)).contains('\u{1b}'));
+        assert!(!model_table(&s, Labels::of(Language::Zh)).contains('\u{1b}'));
     }
 }

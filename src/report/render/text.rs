@@ -4,7 +4,7 @@
 //! against the runner-up, the cross-model ranking and flips, robustness.
 
 use super::labels::Labels;
-use crate::results::{BestPrompt, Summary, VersusRunnerUp};
+use crate::results::{BestPrompt, ModelsSummary, VersusRunnerUp};
 
 /// The best prompt and those tied with it, with the accuracy:
 /// `a (83.3%)`, or `a = b (tie, 83.3%)` in the run's words.
@@ -52,7 +52,7 @@ pub(crate) fn terminal_safe(text: &str) -> String {
 /// The cross-model lines of the table: rank correlation between each pair
 /// of models with its interval, the prompt pairs whose order flips beyond
 /// noise, and each model's most prompt-dependent questions.
-pub(crate) fn transfer_lines(summary: &Summary) -> String {
+pub(crate) fn transfer_lines(summary: &ModelsSummary) -> String {
     let mut out = String::new();
     if let Some(cross) = &summary.cross_model {
         // Two prompts at least, or there is no order to transfer.

@@ -36,7 +36,7 @@ use crate::analysis::prompt_results::{self, Tally};
 use crate::case::CaseRecord;
 use crate::results::groups::{group_records, groups, unknown_prompts};
 use crate::results::run_folder::{self, write_derived};
-use crate::results::{Cases, PromptGroup, RunInfo, Summary};
+use crate::results::{Cases, PromptGroup, RunInfo, RunSummary, Summary};
 
 use super::render::{Labels, files, html, junit, python};
 
@@ -70,10 +70,17 @@ pub fn write_all(
 
 /// The same files from the run folder's journal, one record at a time: a
 /// run of any size never holds every reply, prompt and output at once.
-pub fn write_from_journal(run_dir: &Path, info: &RunInfo) -> std::io::Result<(Summary, Written)> {
+/// A multi-model run gets each model's report in its folder and the
+/// run's [`ModelsSummary`] across them.
+pub fn write_from_journal(
+    run_dir: &Path,
+    info: &RunInfo,
+) -> std::io::Result<(RunSummary, Written)> {
     let index = crate::record::journal::index(run_dir)?;
     if !info.models.is_empty() {
-        return models::write_models(run_dir, info, &index.entries, &index.templates);
+        let (summary, written) =
+            models::write_models(run_dir, info, &index.entries, &index.templates)?;
+        return Ok((RunSummary::Models(summary), written));
     }
     let extra = unknown_prompts(
         info,
@@ -89,7 +96,8 @@ pub fn write_from_journal(run_dir: &Path, info: &RunInfo) -> std::io::Result<(Su
         .collect();
     let groups = groups(info, extra, located, Cases::Journal);
     let reader = crate::record::journal::Reader::open(run_dir)?;
-    write(run_dir, info, &groups, &Records::Journal(reader))
+    let (summary, written) = write(run_dir, info, &groups, &Records::Journal(reader))?;
+    Ok((RunSummary::OneModel(summary), written))
 }
 
 /// Where a group's records are read from.
@@ -124,105 +132,171 @@ fn write(
     groups: &[PromptGroup],
     records: &Records,
 ) -> std::io::Result<(Summary, Written)> {
+    let summary = summarize(info, groups, records, |_| {})?;
+    let written = write_files(run_dir, info, groups, records, &summary)?;
+    Ok((summary, written))
+}
+
+/// The first pass: every group's records tallied into one model's summary.
+/// `also` sees each record too, so a step that needs more from the records
+/// (a multi-model run's outcomes) takes it from the same pass.
+fn summarize(
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+    mut also: impl FnMut(&CaseRecord),
+) -> std::io::Result<Summary> {
     let mut tallies = Vec::with_capacity(groups.len());
     for group in groups {
         let mut tally = Tally::default();
         records.each(group, |r| {
             tally.add(r);
+            also(r);
             Ok(())
         })?;
         tallies.push(tally);
     }
     let names: Vec<&str> = groups.iter().map(|g| g.name).collect();
-    let summary = prompt_results::summarize(info, &names, &tallies);
+    Ok(prompt_results::summarize(info, &names, &tallies))
+}
+
+/// The second pass: every file of one model's report, each written once,
+/// from its finished summary.
+fn write_files(
+    run_dir: &Path,
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+    summary: &Summary,
+) -> std::io::Result<Written> {
     let report_dir = run_dir.join("report");
     std::fs::create_dir_all(&report_dir)?;
-
-    let summary_json = run_dir.join("summary.json");
-    run_folder::write_json(&summary_json, &summary)?;
+    let summary_json = run_dir.join(run_folder::SUMMARY);
+    run_folder::write_json(&summary_json, summary)?;
     let summary_csv = report_dir.join("summary.csv");
-    files::write_summary_csv(&summary_csv, &summary)?;
+    files::write_summary_csv(&summary_csv, summary)?;
     let partial_order_csv =
         (!summary.partial_order.is_empty()).then(|| report_dir.join("partial_order.csv"));
     if let Some(path) = &partial_order_csv {
-        files::write_partial_order_csv(path, &summary)?;
+        files::write_partial_order_csv(path, summary)?;
+    }
+    let mut per_case = PerCaseFiles::create(run_dir, info, summary)?;
+    let case_files = per_case.stream(run_dir, info, groups, records, summary)?;
+    Ok(Written {
+        summary_json,
+        summary_csv,
+        partial_order_csv,
+        case_files,
+        ..per_case.finish()?
+    })
+}
+
+/// The files written a case at a time: detailed_report.json, cases.csv,
+/// quick_view.html and junit.xml (the `.py` files go through a thread).
+struct PerCaseFiles {
+    detailed: files::DetailedWriter,
+    cases: files::CasesCsv,
+    page: html::PageWriter,
+    junit: junit::JunitWriter,
+    paths: Written,
+}
+
+impl PerCaseFiles {
+    fn create(run_dir: &Path, info: &RunInfo, summary: &Summary) -> std::io::Result<Self> {
+        let report_dir = run_dir.join("report");
+        let paths = Written {
+            summary_json: PathBuf::new(),
+            quick_view: run_dir.join("quick_view.html"),
+            detailed_report: report_dir.join("detailed_report.json"),
+            summary_csv: PathBuf::new(),
+            cases_csv: report_dir.join("cases.csv"),
+            junit_xml: report_dir.join("junit.xml"),
+            partial_order_csv: None,
+            case_files: Vec::new(),
+        };
+        Ok(PerCaseFiles {
+            detailed: files::DetailedWriter::create(
+                &paths.detailed_report,
+                info,
+                summary.finished_cases,
+            )?,
+            cases: files::CasesCsv::create(&paths.cases_csv)?,
+            page: html::PageWriter::create(&paths.quick_view, info, summary)?,
+            junit: junit::JunitWriter::new(info),
+            paths,
+        })
     }
 
-    let detailed_report = report_dir.join("detailed_report.json");
-    let cases_csv = report_dir.join("cases.csv");
-    let quick_view = run_dir.join("quick_view.html");
-    let mut detailed =
-        files::DetailedWriter::create(&detailed_report, info, summary.finished_cases)?;
-    let mut cases = files::CasesCsv::create(&cases_csv)?;
-    let mut page = html::PageWriter::create(&quick_view, info, &summary)?;
-    let junit_xml = report_dir.join("junit.xml");
-    let mut junit = junit::JunitWriter::new(info);
-    // The per-case .py files are written on a second thread: creating a
-    // thousand files is most of a report's time (inode allocation), and the
-    // run's other cores are idle by now. The channel is bounded, so at most
-    // a few records are held at once.
-    let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
-    let case_files = std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
-        let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
-            let mut written = Vec::new();
-            for (path, text) in cases_to_write {
-                write_derived(&path, text.as_bytes())?;
-                written.push(path);
-            }
-            Ok(written)
-        });
-        let mut main = || -> std::io::Result<()> {
-            for group in groups {
-                detailed.start_prompt(group)?;
-                junit.start_prompt(group.name);
-                page.start_prompt(group, &summary)?;
-                let dir = run_dir.join(&group.dir);
-                std::fs::create_dir_all(&dir)?;
-                records.each(group, |r| {
-                    detailed.case(r)?;
-                    cases.case(r)?;
-                    junit.case(r);
-                    page.case(group, r)?;
-                    // A closed channel means the writer failed: its error
-                    // is the one reported below.
-                    let _ = to_writer.send(python::case_file(&dir, r, Labels::of(info.language)));
-                    Ok(())
-                })?;
-                detailed.end_prompt()?;
-                junit.end_prompt();
-            }
-            Ok(())
-        };
-        let written = main();
-        drop(to_writer);
-        let files = writer
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
-        written?;
-        files
-    })?;
-    detailed.finish()?;
-    cases.finish()?;
-    page.finish()?;
-    junit.finish(&junit_xml)?;
+    /// Streams every group's records into the files, and each case's `.py`
+    /// file to a second thread: creating a thousand files is most of a
+    /// report's time (inode allocation), and the run's other cores are idle
+    /// by now. The channel is bounded, so at most a few records are held
+    /// at once. Returns the `.py` files written.
+    fn stream(
+        &mut self,
+        run_dir: &Path,
+        info: &RunInfo,
+        groups: &[PromptGroup],
+        records: &Records,
+        summary: &Summary,
+    ) -> std::io::Result<Vec<PathBuf>> {
+        let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
+        std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
+            let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
+                let mut written = Vec::new();
+                for (path, text) in cases_to_write {
+                    write_derived(&path, text.as_bytes())?;
+                    written.push(path);
+                }
+                Ok(written)
+            });
+            let labels = Labels::of(info.language);
+            let mut main = || -> std::io::Result<()> {
+                for group in groups {
+                    self.detailed.start_prompt(group)?;
+                    self.junit.start_prompt(group.name);
+                    self.page.start_prompt(group, summary)?;
+                    let dir = run_dir.join(&group.dir);
+                    std::fs::create_dir_all(&dir)?;
+                    records.each(group, |r| {
+                        self.detailed.case(r)?;
+                        self.cases.case(r)?;
+                        self.junit.case(r);
+                        self.page.case(group, r)?;
+                        // A closed channel means the writer failed: its
+                        // error is the one reported below.
+                        let _ = to_writer.send(python::case_file(&dir, r, labels));
+                        Ok(())
+                    })?;
+                    self.detailed.end_prompt()?;
+                    self.junit.end_prompt();
+                }
+                Ok(())
+            };
+            let streamed = main();
+            drop(to_writer);
+            let files = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
+            streamed?;
+            files
+        })
+    }
 
-    let written = Written {
-        summary_json,
-        quick_view,
-        detailed_report,
-        summary_csv,
-        cases_csv,
-        partial_order_csv,
-        junit_xml,
-        case_files,
-    };
-    Ok((summary, written))
+    /// Closes every file; their paths.
+    fn finish(self) -> std::io::Result<Written> {
+        self.detailed.finish()?;
+        self.cases.finish()?;
+        self.page.finish()?;
+        self.junit.finish(&self.paths.junit_xml)?;
+        Ok(self.paths)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::render::terminal_table;
+    use crate::report::render::table::model_table;
     use crate::results::fixtures::{info, three_by_three};
 
     #[test]
@@ -237,7 +311,7 @@ mod tests {
                 .arg(dir.path())
                 .arg(&keep)
                 .status();
-            println!("{}", terminal_table(&summary, Labels::of(info(1).language)));
+            println!("{}", model_table(&summary, Labels::of(info(1).language)));
         }
         for rel in [
             "summary.json",

@@ -9,10 +9,10 @@
 
 use std::path::Path;
 
-use super::{Records, Written, write};
+use super::{Records, Written, summarize, write_files};
 use crate::analysis::cross_model::cross_model;
 use crate::analysis::kinds::accuracy_by_kind;
-use crate::analysis::outcomes::Outcomes;
+use crate::analysis::outcomes::{Outcomes, OutcomesLayout};
 use crate::analysis::robustness::robustness;
 use crate::case::CaseId;
 use crate::record::journal::{Located, Reader};
@@ -20,50 +20,45 @@ use crate::report::render::files;
 use crate::report::render::html::models_view;
 use crate::results::groups::{groups, unknown_prompts};
 use crate::results::run_folder::{model_dirs, write_json};
-use crate::results::{Cases, RunInfo, Summary};
+use crate::results::{Cases, ModelsSummary, PromptGroup, RunInfo, Summary};
 
 /// Writes every model's report into its folder, then the run's own
-/// summary.json and report/summary.csv across the models.
+/// summary.json and report/summary.csv across the models. Each model's
+/// journal records are read twice (tallied, with their outcomes laid out
+/// for the figures across prompts; then streamed into the files), and each
+/// file is written once.
 pub(crate) fn write_models(
     run_dir: &Path,
     info: &RunInfo,
     entries: &[Located],
     templates: &indexmap::IndexMap<String, String>,
-) -> std::io::Result<(Summary, Written)> {
+) -> std::io::Result<(ModelsSummary, Written)> {
     let dirs = model_dirs(info);
+    let records = Records::Journal(Reader::open(run_dir)?);
+    let prompts: Vec<String> = info.prompts.iter().map(|(p, _)| p.clone()).collect();
     let mut per_model: indexmap::IndexMap<String, Summary> = indexmap::IndexMap::new();
     let mut first_written: Option<Written> = None;
     let mut model_outcomes: Vec<(String, Outcomes)> = Vec::new();
     for (model, dir) in info.models.iter().zip(&dirs) {
-        let mine: Vec<&Located> = entries
-            .iter()
-            .filter(|e| e.case.model.as_deref() == Some(model.name.as_str()))
-            .collect();
         let model_info = info.of_model(model);
-        let extra = unknown_prompts(
-            &model_info,
-            templates.iter().map(|(p, t)| (p.as_str(), t.as_str())),
-        );
-        let located: Vec<(&CaseId, (u64, usize))> =
-            mine.iter().map(|e| (&e.case, (e.offset, e.len))).collect();
-        let groups = groups(&model_info, extra, located, Cases::Journal);
+        let groups = model_groups(&model_info, entries, templates);
+        // Questions in suite order over every model's records, so the
+        // models' outcomes line up.
+        let mut layout = OutcomesLayout::new(&prompts, &info.question_ids);
+        let mut summary = summarize(&model_info, &groups, &records, |r| layout.add(r))?;
+        let outcomes = layout.finish();
+        summary.robustness = Some(robustness(&outcomes, &info.pass_at_k));
+        if !info.kinds.is_empty() {
+            summary.kind_results = Some(accuracy_by_kind(&outcomes, &info.kinds));
+        }
         let model_dir = run_dir.join(dir);
         std::fs::create_dir_all(&model_dir)?;
-        let reader = Reader::open(run_dir)?;
-        let (mut summary, written) =
-            write(&model_dir, &model_info, &groups, &Records::Journal(reader))?;
-        let outcome = outcomes(run_dir, info, &mine)?;
-        summary.robustness = Some(robustness(&outcome, &info.pass_at_k));
-        if !info.kinds.is_empty() {
-            summary.kind_results = Some(accuracy_by_kind(&outcome, &info.kinds));
-        }
-        // The model's own summary.json carries them too.
-        write_json(&model_dir.join("summary.json"), &summary)?;
+        let written = write_files(&model_dir, &model_info, &groups, &records, &summary)?;
         per_model.insert(model.name.clone(), summary);
-        model_outcomes.push((model.name.clone(), outcome));
+        model_outcomes.push((model.name.clone(), outcomes));
         first_written.get_or_insert(written);
     }
-    let mut summary = across(info, per_model);
+    let mut summary = ModelsSummary::across(info, per_model);
     let pairs: Vec<(&str, &Outcomes)> = model_outcomes
         .iter()
         .map(|(m, o)| (m.as_str(), o))
@@ -93,38 +88,22 @@ pub(crate) fn write_models(
     Ok((summary, written))
 }
 
-/// One model's outcomes per prompt, question and attempt, read from its
-/// journal records. Questions are in suite order (by their number), over
-/// every model's records so the models' outcomes line up.
-fn outcomes(run_dir: &Path, info: &RunInfo, mine: &[&Located]) -> std::io::Result<Outcomes> {
-    let reader = Reader::open(run_dir)?;
-    let mut records = Vec::with_capacity(mine.len());
-    for e in mine {
-        records.push(reader.record_at(e.offset, e.len)?);
-    }
-    let prompts: Vec<String> = info.prompts.iter().map(|(p, _)| p.clone()).collect();
-    Ok(Outcomes::from_records(
-        &prompts,
-        &info.question_ids,
-        records.iter(),
-    ))
-}
-
-/// The run's summary across its models: the run's facts, totals over the
-/// models, and each model's results under `models`.
-fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Summary {
-    let sum = |f: fn(&Summary) -> usize| models.values().map(f).sum::<usize>();
-    let mut api_failures: std::collections::BTreeMap<String, usize> = Default::default();
-    for s in models.values() {
-        for (k, v) in &s.api_failures {
-            *api_failures.entry(k.clone()).or_default() += v;
-        }
-    }
-    Summary {
-        finished_cases: sum(|s| s.finished_cases),
-        not_evaluated: sum(|s| s.not_evaluated),
-        api_failures,
-        models,
-        ..Summary::of_run(info)
-    }
+/// One model's records grouped by prompt, as a one-model run's report
+/// groups them.
+fn model_groups<'a>(
+    model_info: &'a RunInfo,
+    entries: &'a [Located],
+    templates: &'a indexmap::IndexMap<String, String>,
+) -> Vec<PromptGroup<'a>> {
+    let name = model_info.model.as_str();
+    let extra = unknown_prompts(
+        model_info,
+        templates.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+    );
+    let located: Vec<(&CaseId, (u64, usize))> = entries
+        .iter()
+        .filter(|e| e.case.model.as_deref() == Some(name))
+        .map(|e| (&e.case, (e.offset, e.len)))
+        .collect();
+    groups(model_info, extra, located, Cases::Journal)
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::report::render::Labels;
 use crate::report::render::text::{best_names, figure, interval, versus_text};
 use crate::results::run_folder::write_derived;
-use crate::results::{RunInfo, Summary};
+use crate::results::{ModelsSummary, RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "models_view.html";
 const TEMPLATE: &str = include_str!("models_view.html");
@@ -135,7 +135,7 @@ pub(crate) struct CurveLine {
 pub(crate) fn write(
     path: &Path,
     info: &RunInfo,
-    summary: &Summary,
+    summary: &ModelsSummary,
     dirs: &[String],
 ) -> std::io::Result<()> {
     let page = page(info, summary, dirs);
@@ -148,7 +148,7 @@ pub(crate) fn write(
     write_derived(path, html.as_bytes())
 }
 
-fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a> {
+fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> Page<'a> {
     let mut page = Page {
         l: Some(Labels::of(info.language)),
         lang: match info.language {
@@ -193,7 +193,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
     page
 }
 
-fn transfer(summary: &Summary) -> Vec<TransferLine> {
+fn transfer(summary: &ModelsSummary) -> Vec<TransferLine> {
     let Some(cross) = &summary.cross_model else {
         return Vec::new();
     };
@@ -237,7 +237,7 @@ fn transfer(summary: &Summary) -> Vec<TransferLine> {
         .collect()
 }
 
-fn kinds(summary: &Summary) -> (Vec<String>, Vec<KindRow>) {
+fn kinds(summary: &ModelsSummary) -> (Vec<String>, Vec<KindRow>) {
     let mut names: Vec<String> = Vec::new();
     for m in summary.models.values() {
         for per_prompt in m.kind_results.iter().flat_map(|k| k.values()) {
@@ -275,7 +275,7 @@ fn kinds(summary: &Summary) -> (Vec<String>, Vec<KindRow>) {
     (names, rows)
 }
 
-fn robustness(summary: &Summary) -> Vec<RobustnessView> {
+fn robustness(summary: &ModelsSummary) -> Vec<RobustnessView> {
     summary
         .models
         .iter()
@@ -345,7 +345,7 @@ fn best_text(results: &Summary, l: &Labels) -> String {
     }
 }
 
-fn grid(info: &RunInfo, summary: &Summary) -> Vec<GridRow> {
+fn grid(info: &RunInfo, summary: &ModelsSummary) -> Vec<GridRow> {
     info.prompts
         .iter()
         .map(|(prompt, _)| GridRow {
@@ -378,7 +378,7 @@ fn grid(info: &RunInfo, summary: &Summary) -> Vec<GridRow> {
 }
 
 /// One chart per strategy of the variant curves, a line per model.
-fn curves(summary: &Summary) -> Vec<CurveChart> {
+fn curves(summary: &ModelsSummary) -> Vec<CurveChart> {
     let (width, height, left, top) = (320.0, 200.0, 40.0, 10.0);
     let (right, bottom) = (width - 10.0, height - 20.0);
     let mut strategies: Vec<&String> = Vec::new();
