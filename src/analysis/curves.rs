@@ -45,35 +45,8 @@ pub fn partial_order<'a>(
     if counts.is_empty() {
         return None;
     }
-    let point = |label: &str, strategy: Strategy| -> Option<Point> {
-        let v = levels.get(label)?;
-        let per_problem: Vec<(usize, usize)> = counts
-            .iter()
-            .filter(|((_, l), _)| l == label)
-            .map(|(_, c)| (c[0], c[1]))
-            .collect();
-        let rates: Vec<f64> = per_problem
-            .iter()
-            .map(|&(p, n)| p as f64 / n as f64)
-            .collect();
-        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-        let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
-        let pass_at_k = stats::pass_at_k_over_questions(&outcomes, ks);
-        Some(Point {
-            pass_at_k: pass_at_k.values,
-            pass_at_k_interval: pass_at_k.intervals,
-            label: label.to_string(),
-            strategy: strategy.as_str().to_string(),
-            level: v.level,
-            detail: round_to(v.detail(), 4),
-            problems: rates.len(),
-            attempts: per_problem.iter().map(|c| c.1).sum(),
-            passed: per_problem.iter().map(|c| c.0).sum(),
-            pass_at_1: round_to(mean, 4),
-            interval: stats::bootstrap_mean(&rates)
-                .map(|(lo, hi)| [round_to(lo, 4), round_to(hi, 4)]),
-        })
-    };
+    let point =
+        |label: &str, strategy: Strategy| level_point(&counts, &levels, label, strategy, ks);
     let mut curves = BTreeMap::new();
     for strategy in Strategy::CURVES {
         let mut labels: Vec<(&String, &&Variant)> = levels
@@ -104,6 +77,43 @@ pub fn partial_order<'a>(
         problem_violations,
         problems_with_violations,
         problems: problems.len(),
+    })
+}
+
+/// One level's point: pass@1 as the mean over problems of each problem's
+/// share of passed attempts at the level, its bootstrap interval, pass@k.
+fn level_point(
+    counts: &Counts,
+    levels: &BTreeMap<String, &Variant>,
+    label: &str,
+    strategy: Strategy,
+    ks: &[usize],
+) -> Option<Point> {
+    let v = levels.get(label)?;
+    let per_problem: Vec<(usize, usize)> = counts
+        .iter()
+        .filter(|((_, l), _)| l == label)
+        .map(|(_, c)| (c[0], c[1]))
+        .collect();
+    let rates: Vec<f64> = per_problem
+        .iter()
+        .map(|&(p, n)| p as f64 / n as f64)
+        .collect();
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
+    let pass_at_k = stats::pass_at_k_over_questions(&outcomes, ks);
+    Some(Point {
+        pass_at_k: pass_at_k.values,
+        pass_at_k_interval: pass_at_k.intervals,
+        label: label.to_string(),
+        strategy: strategy.as_str().to_string(),
+        level: v.level,
+        detail: round_to(v.detail(), 4),
+        problems: rates.len(),
+        attempts: per_problem.iter().map(|c| c.1).sum(),
+        passed: per_problem.iter().map(|c| c.0).sum(),
+        pass_at_1: round_to(mean, 4),
+        interval: stats::bootstrap_mean(&rates).map(|(lo, hi)| [round_to(lo, 4), round_to(hi, 4)]),
     })
 }
 

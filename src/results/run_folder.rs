@@ -140,7 +140,7 @@ pub(crate) fn model_dirs(info: &RunInfo) -> Vec<String> {
 /// The models of a multi-model run folder and their folders, from its
 /// run_info.json; `None` for a one-model run (or no run folder).
 pub fn models_of(run_dir: &Path) -> Option<(Vec<String>, Vec<String>)> {
-    let info = read_run_info(run_dir)?;
+    let info = read_run_info(run_dir).ok()?;
     let names = info.models.iter().map(|m| m.name.clone()).collect();
     Some((names, model_dirs(&info)))
 }
@@ -158,22 +158,38 @@ pub fn model_folder(run_dir: &Path, model: &str) -> Result<PathBuf, RunFolderErr
     }
 }
 
-/// run_info.json of `run_dir`, typed; `None` when it is missing or not a
-/// run info (a run that did not finish its report).
-pub fn read_run_info(run_dir: &Path) -> Option<RunInfo> {
-    let text = std::fs::read_to_string(run_dir.join(RUN_INFO)).ok()?;
-    serde_json::from_str(&text).ok()
+/// run_info.json of `run_dir`, typed. Missing: the run did not write its
+/// report.
+pub fn read_run_info(run_dir: &Path) -> Result<RunInfo, RunFolderError> {
+    read_typed(
+        run_dir.join(RUN_INFO),
+        |path, source| RunFolderError::NoRunInfo { path, source },
+        |path, source| RunFolderError::NotARunInfo { path, source },
+    )
 }
 
 /// summary.json of a one-model run folder (or of one model's folder of a
 /// multi-model run), typed.
 pub fn read_summary(run_dir: &Path) -> Result<Summary, RunFolderError> {
-    let path = run_dir.join(SUMMARY);
-    let text = std::fs::read_to_string(&path).map_err(|source| RunFolderError::NoSummary {
-        path: path.clone(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|source| RunFolderError::NotASummary { path, source })
+    read_typed(
+        run_dir.join(SUMMARY),
+        |path, source| RunFolderError::NoSummary { path, source },
+        |path, source| RunFolderError::NotASummary { path, source },
+    )
+}
+
+/// A JSON file of the run folder as `T`; `missing` and `invalid` name the
+/// file's two errors.
+fn read_typed<T: serde::de::DeserializeOwned>(
+    path: PathBuf,
+    missing: fn(PathBuf, std::io::Error) -> RunFolderError,
+    invalid: fn(PathBuf, serde_json::Error) -> RunFolderError,
+) -> Result<T, RunFolderError> {
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => return Err(missing(path, e)),
+    };
+    serde_json::from_str(&text).map_err(|e| invalid(path, e))
 }
 
 /// A run folder's file that `compare` cannot read, by its path.
@@ -189,6 +205,16 @@ pub enum RunFolderError {
     },
     #[error("{}: not a prompteval summary: {source}", .path.display())]
     NotASummary {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: {source}", .path.display())]
+    NoRunInfo {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a prompteval run info: {source}", .path.display())]
+    NotARunInfo {
         path: PathBuf,
         source: serde_json::Error,
     },
@@ -245,7 +271,7 @@ fn journal_of(dir: &Path) -> Result<(PathBuf, Option<String>), RunFolderError> {
     }
     let run = dir.parent().unwrap_or(Path::new("."));
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let model = read_run_info(run).and_then(|info| {
+    let model = read_run_info(run).ok().and_then(|info| {
         let at = model_dirs(&info).iter().position(|d| d == name)?;
         Some(info.models[at].name.clone())
     });

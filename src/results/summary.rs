@@ -106,42 +106,16 @@ impl Summary {
     }
 }
 
-/// A multi-model run's summary.json: the run's facts, totals over the
-/// models, each model's [`Summary`] under `models`, and `cross_model`. It
-/// keeps summary.json's fields in their order, `best_prompt` `null` and
-/// `prompt_results` empty: a figure over several models would mix their
-/// denominators.
+/// A multi-model run's summary.json: each model's [`Summary`] under
+/// `models`, and `cross_model`, after the run's own facts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelsSummary {
-    pub test_id: String,
-    pub timestamp: String,
-    pub total_execution_time: f64,
-    pub prompt_count: usize,
-    /// Always `null`: each model has its own.
-    pub best_prompt: Option<BestPrompt>,
-    /// Always empty: each model has its own.
-    pub prompt_results: indexmap::IndexMap<String, PromptResult>,
-    pub model: String,
-    pub backend: String,
-    pub endpoint: String,
-    pub suite: String,
-    pub rounds: u32,
-    #[serde(default = "one")]
-    pub samples: u32,
-    pub complete: bool,
-    pub planned_cases: usize,
-    /// Summed over the models.
-    pub finished_cases: usize,
-    #[serde(default)]
-    pub not_evaluated: usize,
-    #[serde(default)]
-    pub cache: Option<CacheStats>,
-    pub isolation: serde_json::Value,
-    /// Always `null`: each model has its own.
-    #[serde(default)]
-    pub generation_speed: Option<f64>,
-    /// Summed over the models.
-    pub api_failures: BTreeMap<String, usize>,
+    /// The run's facts and its totals over the models (finished and not
+    /// evaluated cases, api failures), in summary.json's fields and order;
+    /// no results of its own (`prompt_results` empty, `best_prompt` null):
+    /// a figure over several models would mix their denominators.
+    #[serde(flatten)]
+    pub run: Summary,
     /// Model -> that model's results, in run order.
     pub models: indexmap::IndexMap<String, Summary>,
     /// Best prompts per model against their runners-up, and whether the
@@ -153,32 +127,18 @@ pub struct ModelsSummary {
 impl ModelsSummary {
     /// The run's facts, totals over `models`, and each model's results.
     pub(crate) fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Self {
-        let run = Summary::of_run(info);
         let mut api_failures: BTreeMap<String, usize> = BTreeMap::new();
         for (k, v) in models.values().flat_map(|s| &s.api_failures) {
             *api_failures.entry(k.clone()).or_default() += v;
         }
-        ModelsSummary {
-            test_id: run.test_id,
-            timestamp: run.timestamp,
-            total_execution_time: run.total_execution_time,
-            prompt_count: run.prompt_count,
-            best_prompt: None,
-            prompt_results: Default::default(),
-            model: run.model,
-            backend: run.backend,
-            endpoint: run.endpoint,
-            suite: run.suite,
-            rounds: run.rounds,
-            samples: run.samples,
-            complete: run.complete,
-            planned_cases: run.planned_cases,
+        let run = Summary {
             finished_cases: models.values().map(|s| s.finished_cases).sum(),
             not_evaluated: models.values().map(|s| s.not_evaluated).sum(),
-            cache: run.cache,
-            isolation: run.isolation,
-            generation_speed: None,
             api_failures,
+            ..Summary::of_run(info)
+        };
+        ModelsSummary {
+            run,
             models,
             cross_model: None,
         }
@@ -205,7 +165,7 @@ impl RunSummary {
     pub fn finished_cases(&self) -> usize {
         match self {
             RunSummary::OneModel(s) => s.finished_cases,
-            RunSummary::Models(m) => m.finished_cases,
+            RunSummary::Models(m) => m.run.finished_cases,
         }
     }
 }

@@ -461,20 +461,10 @@ mod tests {
         records[2].actual = "=HYPERLINK(\"http://x\")\nsecond, line".into();
         let (_, written) = write_all(dir.path(), &info(1), &records).expect("written");
         let (header, rows) = read_csv(&written.cases_csv);
+        // The columns as the reference documents them, in order.
         assert_eq!(
-            header,
-            [
-                "prompt",
-                "question",
-                "question_id",
-                "round",
-                "sample",
-                "verdict",
-                "expected",
-                "actual",
-                "exec_secs",
-                "llm_secs"
-            ]
+            header.join(","),
+            "prompt,question,question_id,round,sample,verdict,expected,actual,exec_secs,llm_secs"
         );
         assert_eq!(rows.len(), 9);
         assert_eq!(

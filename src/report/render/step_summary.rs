@@ -105,7 +105,7 @@ fn gate_markdown(gate: Option<&GateReport>) -> String {
 fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>) -> String {
     let mut out = format!(
         "## prompteval · {} · {} models\n\n",
-        summary.test_id,
+        summary.run.test_id,
         summary.models.len()
     );
     let no_gate = gate_markdown(None);

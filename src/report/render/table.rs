@@ -67,15 +67,7 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(
-        (
-            summary.complete,
-            summary.finished_cases,
-            summary.planned_cases,
-        ),
-        summary.not_evaluated,
-        labels.notes,
-    );
+    let mut out = warnings_above(summary, labels.notes);
     out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
@@ -230,15 +222,7 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(
-        (
-            summary.complete,
-            summary.finished_cases,
-            summary.planned_cases,
-        ),
-        summary.not_evaluated,
-        "n/e",
-    );
+    let mut out = warnings_above(&summary.run, "n/e");
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
@@ -271,18 +255,18 @@ fn grid<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>]) -> String {
 
 /// The lines above a table: an interrupted run, and cases not evaluated
 /// (flagged in the table's `flag` cells).
-/// `run`: (complete, finished cases, planned cases).
-fn warnings_above(run: (bool, usize, usize), not_evaluated: usize, flag: &str) -> String {
-    let (complete, finished, planned) = run;
+fn warnings_above(summary: &Summary, flag: &str) -> String {
     let mut out = String::new();
-    if !complete {
+    if !summary.complete {
         out.push_str(&format!(
-            "⚠️  INCOMPLETE: {finished}/{planned} cases finished; the run was interrupted\n"
+            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
+            summary.finished_cases, summary.planned_cases
         ));
     }
-    if not_evaluated > 0 {
+    if summary.not_evaluated > 0 {
         out.push_str(&format!(
-            "⚠️  {not_evaluated} of {planned} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n"
+            "⚠️  {} of {} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n",
+            summary.not_evaluated, summary.planned_cases
         ));
     }
     out

@@ -160,10 +160,10 @@ fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> P
         suite: &info.suite,
         rounds: info.rounds,
         samples: info.samples,
-        complete: summary.complete,
-        finished_cases: summary.finished_cases,
-        planned_cases: summary.planned_cases,
-        not_evaluated: summary.not_evaluated,
+        complete: summary.run.complete,
+        finished_cases: summary.run.finished_cases,
+        planned_cases: summary.run.planned_cases,
+        not_evaluated: summary.run.not_evaluated,
         ..Page::default()
     };
     for (i, m) in info.models.iter().enumerate() {
