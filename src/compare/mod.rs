@@ -16,6 +16,7 @@ use crate::analysis::stats::{Paired, round_to};
 pub use crate::results::run_folder::RunFolderError;
 use crate::results::run_folder::{model_folder, models_of};
 use read::{CaseKey, Run};
+pub use read::{RunLabel, Score};
 
 /// Two runs side by side.
 #[derive(Debug, Serialize)]
@@ -30,15 +31,6 @@ pub struct RunComparison {
     pub missing_cases: Vec<String>,
     /// What a reader must know first (different models or suites...).
     pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct RunLabel {
-    pub dir: String,
-    pub test_id: String,
-    pub model: String,
-    pub suite: String,
-    pub complete: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -59,14 +51,6 @@ pub struct PromptChange {
     pub more_than_noise: bool,
     /// In words, as the terminal prints it.
     pub verdict: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Score {
-    pub accuracy: f64,
-    pub correct: usize,
-    pub total: usize,
-    pub interval: Option<[f64; 2]>,
 }
 
 /// A case whose pass/fail differs between the runs.

@@ -5,9 +5,29 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{RunLabel, Score};
+use serde::Serialize;
+
 use crate::case::Verdict;
 use crate::results::run_folder::{self, RunFolderError};
+
+/// Which run a side of the comparison is.
+#[derive(Debug, Serialize)]
+pub struct RunLabel {
+    pub dir: String,
+    pub test_id: String,
+    pub model: String,
+    pub suite: String,
+    pub complete: bool,
+}
+
+/// One prompt's accuracy in one run: percent, and its 95 % Wilson interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct Score {
+    pub accuracy: f64,
+    pub correct: usize,
+    pub total: usize,
+    pub interval: Option<[f64; 2]>,
+}
 
 /// One case's identity across runs, as in its test name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

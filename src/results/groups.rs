@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::RunInfo;
 use super::run_folder::prompt_dir_name;
+use super::run_info::RunInfo;
 use crate::case::{CaseId, CaseRecord};
 
 /// One prompt's records in report order, shared by every output so they

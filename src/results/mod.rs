@@ -16,11 +16,5 @@ pub mod summary;
 pub use figures::*;
 pub(crate) use groups::{Cases, PromptGroup};
 pub use run_info::{ModelRun, NOT_ASKED, RunInfo};
+pub(crate) use summary::round_to;
 pub use summary::{MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
-
-/// `value` rounded to `decimals` places: how every figure of summary.json
-/// is shown (accuracy one decimal, p-values four).
-pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
-    let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale
-}

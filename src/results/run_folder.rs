@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{RunInfo, Summary};
+use super::run_info::RunInfo;
+use super::summary::Summary;
 use crate::case::{CaseId, CaseRecord};
 use crate::record::journal;
 

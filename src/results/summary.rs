@@ -80,7 +80,7 @@ impl Summary {
         Summary {
             test_id: info.test_id.clone(),
             timestamp: info.timestamp.clone(),
-            total_execution_time: super::round_to(info.total_execution_time, 2),
+            total_execution_time: round_to(info.total_execution_time, 2),
             prompt_count: info.prompts.len(),
             best_prompt: None,
             prompt_results: Default::default(),
@@ -364,4 +364,11 @@ pub(crate) fn failure_verdicts<'a>(
         .filter(|v| !v.passed())
         .chain(no_answer.then_some(Verdict::NoAnswer))
         .collect()
+}
+
+/// `value` rounded to `decimals` places: how every figure of summary.json
+/// is shown (accuracy one decimal, p-values four).
+pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
 }
