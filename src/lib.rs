@@ -17,8 +17,13 @@
 //!             snapshot ─► backend (ollama, openai, replay) ─► reply
 //! execute/    reply ─► extract ─► program ─► sandbox ─► judge ─► verdict
 //! record/     verdict ─► journal (one JSON line per case)
-//! report/     journal ─► summary.json, reports, .py, html, table; gate;
-//!             compare (runs side by side)
+//! results/    what a run's results are, as data: run_info.json,
+//!             summary.json, the figures' shapes, the run folder's files
+//! analysis/   case records ─► figures: accuracy, intervals, pass@k, best
+//!             prompt, robustness, kinds, cross-model, curves; gate
+//! report/     results ─► render (table, markdown, junit, csv/json, .py,
+//!             html) ─► write (the journal streamed, each file once)
+//! compare/    two run folders side by side (`prompteval compare`)
 //! terminal/   events ─► the lines the user sees
 //! session/    one run: plan, start, the pipeline per case, finish
 //! harness/    libtest-mimic (`cargo test --test prompts`), nextest
@@ -44,7 +49,13 @@ pub mod execute;
 
 pub mod record;
 
+pub mod results;
+
+pub mod analysis;
+
 pub mod report;
+
+pub mod compare;
 
 pub mod terminal;
 

@@ -174,7 +174,7 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
                 message: format!(
                     "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
                     parts.len(),
-                    summary.finished_cases,
+                    summary.finished_cases(),
                     out.display(),
                     lines.iter().map(|l| format!("\n{l}")).collect::<String>()
                 ),
@@ -189,21 +189,21 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
         } => {
             let run_b = run_b.unwrap_or_else(|| run_a.clone());
             let comparison = match models.as_slice() {
-                [] => prompteval::report::compare::compare(&run_a, &run_b)?,
-                [m] => prompteval::report::compare::compare_models((&run_a, &run_b), (m, m))?,
-                [a, b] => prompteval::report::compare::compare_models((&run_a, &run_b), (a, b))?,
+                [] => prompteval::compare::compare(&run_a, &run_b)?,
+                [m] => prompteval::compare::compare_models((&run_a, &run_b), (m, m))?,
+                [a, b] => prompteval::compare::compare_models((&run_a, &run_b), (a, b))?,
                 _ => return Err("compare takes at most two --model".into()),
             };
             let run_b = match models.as_slice() {
                 [] => run_b,
-                [.., b] => prompteval::report::model_folder(&run_b, b)?,
+                [.., b] => prompteval::results::run_folder::model_folder(&run_b, b)?,
             };
             let page = html.unwrap_or_else(|| run_b.join("compare.html"));
-            std::fs::write(&page, prompteval::report::compare::html(&comparison)?)
+            std::fs::write(&page, prompteval::compare::html(&comparison)?)
                 .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
             Ok(format!(
                 "{}\nthe page: {}",
-                prompteval::report::compare::text(&comparison),
+                prompteval::compare::text(&comparison),
                 page.display()
             )
             .into())

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use super::error::SetupError;
 use super::folder::{RunManifest, read_manifest, write_manifest};
-use crate::report::{self, RunInfo, Summary};
+use crate::report::{self, RunInfo, RunSummary};
 
-/// The report's inputs, stored by every finished run.
-pub const RUN_INFO: &str = "run_info.json";
+pub use crate::results::run_folder::RUN_INFO;
+use crate::results::run_folder::{self, RunFolderError};
 const JOURNAL: &str = crate::record::journal::FILE_NAME;
 const VARIANTS: &str = super::variants::STORED;
 
@@ -33,18 +33,19 @@ fn folder_error(path: &Path, message: String) -> SetupError {
 
 fn read_part(dir: &Path) -> Result<Part, SetupError> {
     let manifest = read_manifest(dir)?;
-    let path = dir.join(RUN_INFO);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        folder_error(
+    let info = run_folder::read_run_info(dir).map_err(|e| match e {
+        RunFolderError::NoRunInfo { path, source } => folder_error(
             &path,
             format!(
-                "{e}: the part's run did not write its report; finish it with PROMPTEVAL_RESUME={}",
+                "{source}: the part's run did not write its report; finish it with PROMPTEVAL_RESUME={}",
                 dir.display()
             ),
-        )
+        ),
+        RunFolderError::NotARunInfo { path, source } => {
+            folder_error(&path, format!("not a prompteval run info: {source}"))
+        }
+        other => folder_error(dir, other.to_string()),
     })?;
-    let info = serde_json::from_str(&text)
-        .map_err(|e| folder_error(&path, format!("not a prompteval run info: {e}")))?;
     Ok(Part {
         dir: dir.to_path_buf(),
         manifest,
@@ -54,7 +55,7 @@ fn read_part(dir: &Path) -> Result<Part, SetupError> {
 
 /// Joins `parts` into `out` (which must not hold a run) and writes its
 /// report; the summary and the terminal table.
-pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(Summary, String), SetupError> {
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), SetupError> {
     let parts: Vec<Part> = parts
         .iter()
         .map(|d| read_part(d))

@@ -629,7 +629,7 @@ impl Session {
     fn tell_the_report(
         &self,
         info: &RunInfo,
-        summary: &report::Summary,
+        summary: &report::RunSummary,
         written: &report::Written,
         located: &[journal::Located],
         out: &Output,
@@ -639,11 +639,7 @@ impl Session {
             report::Labels::of(info.language),
         )));
         // Every prompt's results: the run's, or each model's.
-        let results = || {
-            std::iter::once(summary)
-                .chain(summary.models.values())
-                .flat_map(|s| s.prompt_results.values())
-        };
+        let results = || summary.each_model().flat_map(|s| s.prompt_results.values());
         let cut: usize = results().map(|r| r.truncated_replies).sum();
         if cut > 0 {
             out.emit(Event::CutReplies {

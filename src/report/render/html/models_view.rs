@@ -12,10 +12,10 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::labels::Labels;
-use super::models::{figure, interval};
-use super::summary::{RunInfo, Summary};
-use super::table::versus_text;
+use crate::report::render::Labels;
+use crate::report::render::text::{best_names, figure, interval, versus_text};
+use crate::results::run_folder::write_derived;
+use crate::results::{ModelsSummary, RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "models_view.html";
 const TEMPLATE: &str = include_str!("models_view.html");
@@ -135,7 +135,7 @@ pub(crate) struct CurveLine {
 pub(crate) fn write(
     path: &Path,
     info: &RunInfo,
-    summary: &Summary,
+    summary: &ModelsSummary,
     dirs: &[String],
 ) -> std::io::Result<()> {
     let page = page(info, summary, dirs);
@@ -145,10 +145,10 @@ pub(crate) fn write(
         .and_then(|()| env.get_template(TEMPLATE_NAME))
         .and_then(|t| t.render(&page))
         .map_err(std::io::Error::other)?;
-    super::files::write_derived(path, html.as_bytes())
+    write_derived(path, html.as_bytes())
 }
 
-fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a> {
+fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> Page<'a> {
     let mut page = Page {
         l: Some(Labels::of(info.language)),
         lang: match info.language {
@@ -160,10 +160,10 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
         suite: &info.suite,
         rounds: info.rounds,
         samples: info.samples,
-        complete: summary.complete,
-        finished_cases: summary.finished_cases,
-        planned_cases: summary.planned_cases,
-        not_evaluated: summary.not_evaluated,
+        complete: summary.run.complete,
+        finished_cases: summary.run.finished_cases,
+        planned_cases: summary.run.planned_cases,
+        not_evaluated: summary.run.not_evaluated,
         ..Page::default()
     };
     for (i, m) in info.models.iter().enumerate() {
@@ -182,7 +182,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
             speed: results
                 .and_then(|r| r.generation_speed)
                 .map_or_else(|| "-".into(), |s| format!("{s:.1}")),
-            best: results.map_or_else(String::new, best_text),
+            best: results.map_or_else(String::new, |r| best_text(r, Labels::of(info.language))),
         });
     }
     page.grid = grid(info, summary);
@@ -193,7 +193,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, dirs: &[String]) -> Page<'a
     page
 }
 
-fn transfer(summary: &Summary) -> Vec<TransferLine> {
+fn transfer(summary: &ModelsSummary) -> Vec<TransferLine> {
     let Some(cross) = &summary.cross_model else {
         return Vec::new();
     };
@@ -237,7 +237,7 @@ fn transfer(summary: &Summary) -> Vec<TransferLine> {
         .collect()
 }
 
-fn kinds(summary: &Summary) -> (Vec<String>, Vec<KindRow>) {
+fn kinds(summary: &ModelsSummary) -> (Vec<String>, Vec<KindRow>) {
     let mut names: Vec<String> = Vec::new();
     for m in summary.models.values() {
         for per_prompt in m.kind_results.iter().flat_map(|k| k.values()) {
@@ -275,7 +275,7 @@ fn kinds(summary: &Summary) -> (Vec<String>, Vec<KindRow>) {
     (names, rows)
 }
 
-fn robustness(summary: &Summary) -> Vec<RobustnessView> {
+fn robustness(summary: &ModelsSummary) -> Vec<RobustnessView> {
     summary
         .models
         .iter()
@@ -333,27 +333,19 @@ fn robustness(summary: &Summary) -> Vec<RobustnessView> {
 }
 
 /// "prompt2 (83.3%), beats prompt1 by more than noise (...)".
-fn best_text(results: &Summary) -> String {
+fn best_text(results: &Summary, l: &Labels) -> String {
     match &results.best_prompt {
         None => "no evaluated case".into(),
-        Some(b) if !b.tied_with.is_empty() => format!(
-            "{} = {} (tie, {:.1}%)",
-            b.name,
-            b.tied_with.join(" = "),
-            b.accuracy
-        ),
-        Some(b) => {
-            let mut text = format!("{} ({:.1}%)", b.name, b.accuracy);
-            if let Some(v) = &b.versus_runner_up {
-                text.push_str(", ");
-                text.push_str(&versus_text(v));
+        Some(b) => match &b.versus_runner_up {
+            Some(v) if b.tied_with.is_empty() => {
+                format!("{}, {}", best_names(b, l), versus_text(v))
             }
-            text
-        }
+            _ => best_names(b, l),
+        },
     }
 }
 
-fn grid(info: &RunInfo, summary: &Summary) -> Vec<GridRow> {
+fn grid(info: &RunInfo, summary: &ModelsSummary) -> Vec<GridRow> {
     info.prompts
         .iter()
         .map(|(prompt, _)| GridRow {
@@ -386,7 +378,7 @@ fn grid(info: &RunInfo, summary: &Summary) -> Vec<GridRow> {
 }
 
 /// One chart per strategy of the variant curves, a line per model.
-fn curves(summary: &Summary) -> Vec<CurveChart> {
+fn curves(summary: &ModelsSummary) -> Vec<CurveChart> {
     let (width, height, left, top) = (320.0, 200.0, 40.0, 10.0);
     let (right, bottom) = (width - 10.0, height - 20.0);
     let mut strategies: Vec<&String> = Vec::new();

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::case::{ApiFailure, CaseRecord, Verdict};
 
-use super::stats::{self, pass_at_k_over_questions, round_to};
-use super::summary::{BestPrompt, PromptGroup, PromptResult, RoundStats, RunInfo, Summary};
+use super::stats::{self, Paired, pass_at_k_over_questions, round_to};
+use crate::results::{BestPrompt, PromptResult, RoundStats, RunInfo, Summary};
 
 /// The not-evaluated reason of a prompt that did not fit the context window;
 /// `truncated_prompts` counts it.
@@ -119,11 +119,13 @@ impl Tally {
     }
 }
 
-pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally]) -> Summary {
-    let prompt_results: indexmap::IndexMap<String, PromptResult> = groups
+/// One model's summary from its prompts' tallies, `names[i]` the prompt of
+/// `tallies[i]`, in report order.
+pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Summary {
+    let prompt_results: indexmap::IndexMap<String, PromptResult> = names
         .iter()
         .zip(tallies)
-        .map(|(g, t)| (g.name.to_string(), prompt_result(info, t, g.name)))
+        .map(|(name, t)| (name.to_string(), prompt_result(info, t, name)))
         .collect();
     let finished_cases = tallies.iter().map(|t| t.cases).sum();
     let not_evaluated = prompt_results.values().map(|r| r.not_evaluated).sum();
@@ -141,16 +143,16 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
     let (completion, secs) = tallies.iter().fold((0u64, 0.0f64), |(c, s), t| {
         (c + t.generated.0, s + t.generated.1)
     });
-    let partial_order = groups
+    let partial_order = names
         .iter()
         .zip(tallies)
-        .filter_map(|(g, t)| {
+        .filter_map(|(name, t)| {
             let cells = t
                 .cells
                 .iter()
                 .map(|((id, _, _), &passed)| (id.as_str(), passed));
             super::curves::partial_order(&info.variants, cells, &info.pass_at_k)
-                .map(|po| (g.name.to_string(), po))
+                .map(|po| (name.to_string(), po))
         })
         .collect();
     let per_prompt: Vec<indexmap::IndexMap<&str, (usize, usize)>> =
@@ -174,7 +176,7 @@ pub(crate) fn summarize(info: &RunInfo, groups: &[PromptGroup], tallies: &[Tally
         partial_order,
         generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         prompt_count: prompt_results.len(),
-        best_prompt: best_prompt(&prompt_results, groups, tallies),
+        best_prompt: best_prompt(&prompt_results, names, tallies),
         prompt_results,
         finished_cases,
         not_evaluated,
@@ -311,88 +313,30 @@ fn round_stats(per_round: &BTreeMap<u32, (usize, usize)>) -> Option<RoundStats> 
     })
 }
 
-/// Highest shown accuracy, judged on the rounded value so the winner
-/// agrees with what readers see; prompts sharing it are named as ties.
+/// The best prompt by the one rule ([`super::best_prompt`]), its runner-up
+/// paired on the cases both evaluated (same question, round and sample).
 fn best_prompt(
     results: &indexmap::IndexMap<String, PromptResult>,
-    groups: &[PromptGroup],
+    names: &[&str],
     tallies: &[Tally],
 ) -> Option<BestPrompt> {
-    let mut scored: Vec<(&String, f64)> = results
-        .iter()
-        .filter_map(|(name, r)| r.accuracy.map(|a| (name, a)))
-        .collect();
-    // Stable: equal accuracies keep suite order.
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let &(name, top) = scored.first()?;
-    let tied_with: Vec<String> = scored[1..]
-        .iter()
-        .filter(|(_, a)| *a == top)
-        .map(|(n, _)| (*n).clone())
-        .collect();
-    let tally = |n: &str| groups.iter().position(|g| g.name == n).map(|i| &tallies[i]);
-    let versus_runner_up = scored.get(1).and_then(|&(runner_up, _)| {
-        let (best, other) = (tally(name)?, tally(runner_up)?);
-        Some(compare(runner_up, best, other))
-    });
-    Some(BestPrompt {
-        name: name.clone(),
-        accuracy: top,
-        tied_with,
-        versus_runner_up,
-    })
-}
-
-/// The exact McNemar test of the best prompt against the runner-up over
-/// the cases both evaluated (same question, same round).
-fn compare(runner_up: &str, best: &Tally, other: &Tally) -> super::summary::Comparison {
-    let (mut shared, mut only_best, mut only_other) = (0, 0, 0);
-    for (cell, &passed) in &best.cells {
-        let Some(&other_passed) = other.cells.get(cell) else {
-            continue;
-        };
-        shared += 1;
-        match (passed, other_passed) {
-            (true, false) => only_best += 1,
-            (false, true) => only_other += 1,
-            _ => {}
-        }
-    }
-    let p_value = stats::mcnemar_exact(only_best, only_other);
-    super::summary::Comparison {
-        runner_up: runner_up.to_string(),
-        shared_cases: shared,
-        only_best_passed: only_best,
-        only_runner_up_passed: only_other,
-        p_value: round_to(p_value, 4),
-        beats_by_more_than_noise: p_value < SIGNIFICANCE && only_best > only_other,
-    }
-}
-
-/// The level below which a difference is called more than noise.
-const SIGNIFICANCE: f64 = 0.05;
-
-/// The failure verdicts, in the order columns show them: the spec's five,
-/// then `no_answer` when any of `results` has one (a reasoning model's
-/// budget spent reasoning); a run without one keeps the spec's columns.
-pub(crate) fn failure_verdicts<'a>(
-    results: impl IntoIterator<Item = &'a PromptResult>,
-) -> Vec<Verdict> {
-    let no_answer = results
-        .into_iter()
-        .any(|r| r.error_breakdown.contains_key(Verdict::NoAnswer.as_str()));
-    Verdict::ALL
-        .into_iter()
-        .filter(|v| !v.passed())
-        .chain(no_answer.then_some(Verdict::NoAnswer))
-        .collect()
+    let tally = |n: &str| names.iter().position(|g| *g == n).map(|i| &tallies[i]);
+    super::best_prompt::best_prompt(
+        results.iter().map(|(name, r)| (name.as_str(), r.accuracy)),
+        |best, runner_up| {
+            let (best, other) = (tally(best)?, tally(runner_up)?);
+            Some(Paired::of(best.cells.iter().filter_map(
+                |(cell, &passed)| Some((passed, *other.cells.get(cell)?)),
+            )))
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{info, record, three_by_three};
     use super::*;
     use crate::case::Verdict::*;
+    use crate::results::fixtures::{info, record, three_by_three};
 
     #[test]
     fn pass_at_k_uses_each_questions_rounds_and_the_configured_ks() {
@@ -418,11 +362,21 @@ mod tests {
         assert_eq!(interval, [30.0, 90.3]);
     }
 
+    /// The summary the report writes: its groups, each tallied.
     fn summary_of(info: &RunInfo, records: &[CaseRecord]) -> Summary {
-        let dir = tempfile::tempdir().expect("tempdir");
-        super::super::write_all(dir.path(), info, records)
-            .expect("written")
-            .0
+        let groups = crate::results::groups::group_records(info, records);
+        let tallies: Vec<Tally> = groups
+            .iter()
+            .map(|g| {
+                let mut tally = Tally::default();
+                if let crate::results::Cases::Memory(cases) = &g.cases {
+                    cases.iter().for_each(|r| tally.add(r));
+                }
+                tally
+            })
+            .collect();
+        let names: Vec<&str> = groups.iter().map(|g| g.name).collect();
+        summarize(info, &names, &tallies)
     }
 
     #[test]

@@ -4,15 +4,21 @@
 use unicode_width::UnicodeWidthStr;
 
 use super::labels::Labels;
-use super::summary::{PromptResult, RoundStats, Summary};
+use super::text::{terminal_safe, transfer_lines, versus_text};
+use crate::results::{ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
 /// get min/max/stddev columns; an interrupted run gets an INCOMPLETE line
 /// above the table.
-pub fn terminal_table(summary: &Summary, labels: &Labels) -> String {
-    if !summary.models.is_empty() {
-        return models_table(summary, labels);
+pub fn terminal_table(summary: &RunSummary, labels: &Labels) -> String {
+    match summary {
+        RunSummary::OneModel(summary) => model_table(summary, labels),
+        RunSummary::Models(summary) => models_table(summary, labels),
     }
+}
+
+/// One model's table.
+pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     let any = |shown: fn(&PromptResult) -> bool| summary.prompt_results.values().any(shown);
     // Optional columns appear only where some prompt has a value, so a clean
     // one-round run keeps the spec's table exactly: the 95 % interval beside
@@ -175,7 +181,7 @@ fn row_line<S: AsRef<str>>(cells: &[S], widths: &[usize]) -> String {
 /// A multi-model run: prompt x model accuracy with its interval, then per
 /// model its best prompt against its runner-up, then whether the prompts'
 /// ranking transfers between the models.
-fn models_table(summary: &Summary, labels: &Labels) -> String {
+fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
     let mut prompts: Vec<&String> = Vec::new();
     for results in summary.models.values() {
         for name in results.prompt_results.keys() {
@@ -216,7 +222,7 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(summary, "n/e");
+    let mut out = warnings_above(&summary.run, "n/e");
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
@@ -230,7 +236,7 @@ fn models_table(summary: &Summary, labels: &Labels) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    out.push_str(&super::models::transfer_lines(summary));
+    out.push_str(&transfer_lines(summary));
     out
 }
 
@@ -297,40 +303,12 @@ fn best_line(summary: &Summary, l: &Labels) -> String {
     }
 }
 
-/// Suite text must not drive the terminal: escape sequences and other
-/// control characters are shown as `?`.
-/// Whether the best prompt beats the runner-up by more than noise, in words.
-pub(crate) fn versus_text(v: &super::summary::Comparison) -> String {
-    let test = format!(
-        "exact McNemar p = {} over {} shared cases: {} passed only with the best, {} only with {}",
-        v.p_value, v.shared_cases, v.only_best_passed, v.only_runner_up_passed, v.runner_up
-    );
-    if v.beats_by_more_than_noise {
-        format!(
-            "beats {} by more than noise ({test})",
-            terminal_safe(&v.runner_up)
-        )
-    } else {
-        format!(
-            "not distinguishable from {} on this run ({test}); more questions or rounds would tell",
-            terminal_safe(&v.runner_up)
-        )
-    }
-}
-
-fn terminal_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{info, record};
-    use super::super::{PromptResult, RoundStats};
     use super::*;
     use crate::case::Verdict::*;
     use crate::config::Language;
+    use crate::results::fixtures::{info, record};
 
     fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult {
         PromptResult {
@@ -361,13 +339,13 @@ mod tests {
     fn summary(results: Vec<(&str, PromptResult)>) -> Summary {
         let dir = tempfile::tempdir().expect("tempdir");
         let (mut summary, _) =
-            super::super::write_all(dir.path(), &info(1), &[record("prompt1", 1, 1, Correct)])
+            crate::report::write_all(dir.path(), &info(1), &[record("prompt1", 1, 1, Correct)])
                 .expect("written");
         summary.prompt_results = results
             .into_iter()
             .map(|(n, r)| (n.to_string(), r))
             .collect();
-        summary.best_prompt = Some(super::super::BestPrompt {
+        summary.best_prompt = Some(crate::results::BestPrompt {
             name: "prompt1".into(),
             accuracy: 87.5,
             tied_with: vec![],
@@ -396,7 +374,7 @@ mod tests {
 
 🏆 最佳 Prompt: prompt1 (準確率: 87.5%)
 ";
-        assert_eq!(terminal_table(&s, Labels::of(Language::Zh)), expected);
+        assert_eq!(model_table(&s, Labels::of(Language::Zh)), expected);
     }
 
     #[test]
@@ -406,7 +384,7 @@ mod tests {
             ("詳細的演算法專家提示", result(100.0, 8, 8, 1.25)),
             ("a_very_long_prompt_name_x", result(0.0, 0, 8, 0.0)),
         ]);
-        let table = terminal_table(&s, Labels::of(Language::Zh));
+        let table = model_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().take(7).collect();
         let width = lines[0].width();
         assert_eq!(width, 72);
@@ -443,7 +421,7 @@ mod tests {
         s.complete = false;
         s.finished_cases = 6;
         s.planned_cases = 9;
-        let table = terminal_table(&s, Labels::of(Language::Zh));
+        let table = model_table(&s, Labels::of(Language::Zh));
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
@@ -462,6 +440,6 @@ mod tests {
     #[test]
     fn escape_sequences_in_names_do_not_reach_the_terminal() {
         let s = summary(vec![("evil\u{1b}[2J", result(50.0, 1, 2, 0.0))]);
-        assert!(!terminal_table(&s, Labels::of(Language::Zh)).contains('\u{1b}'));
+        assert!(!model_table(&s, Labels::of(Language::Zh)).contains('\u{1b}'));
     }
 }

@@ -297,11 +297,11 @@ fn tail_lines(text: &str, keep: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{HOSTILE, info, record, three_by_three};
-    use super::super::write_all;
     use super::*;
     use crate::case::Verdict::*;
     use crate::config::Language;
+    use crate::report::write_all;
+    use crate::results::fixtures::{HOSTILE, info, record, three_by_three};
 
     /// Parses with the real interpreter, as a user opening the file would.
     fn assert_python_parses(path: &Path) {

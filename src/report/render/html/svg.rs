@@ -6,7 +6,8 @@
 
 use serde::Serialize;
 
-use super::curves::{PartialOrder, Point};
+use crate::results::summary::failure_verdicts;
+use crate::results::{PartialOrder, Point};
 
 const WIDTH: f64 = 420.0;
 const HEIGHT: f64 = 250.0;
@@ -194,10 +195,10 @@ pub(crate) fn colour(verdict: &str) -> &'static str {
     }
 }
 
-pub(crate) fn overview(summary: &super::summary::Summary) -> Overview {
+pub(crate) fn overview(summary: &crate::results::Summary) -> Overview {
     let x_of = |percent: f64| round2(LABEL + percent.clamp(0.0, 100.0) / 100.0 * BAR);
     let stack_x = LABEL + BAR + 40.0;
-    let verdicts = super::aggregate::failure_verdicts(summary.prompt_results.values());
+    let verdicts = failure_verdicts(summary.prompt_results.values());
     let rows = summary
         .prompt_results
         .iter()

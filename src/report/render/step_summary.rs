@@ -6,13 +6,20 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::summary::Summary;
+use super::text::versus_text;
+use crate::analysis::gate::GateReport;
+use crate::results::{ModelsSummary, RunSummary, Summary};
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
-pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
-    if !summary.models.is_empty() {
-        return models_markdown(summary, gate);
+pub fn markdown(summary: &RunSummary, gate: Option<&GateReport>) -> String {
+    match summary {
+        RunSummary::OneModel(summary) => model_markdown(summary, gate),
+        RunSummary::Models(summary) => models_markdown(summary, gate),
     }
+}
+
+/// One model's section.
+fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     let mut out = format!("## prompteval · {}\n\n", summary.test_id);
     out.push_str(&format!(
         "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",
@@ -70,7 +77,7 @@ pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport
             best.accuracy
         ));
         if let Some(v) = &best.versus_runner_up {
-            out.push_str(&format!(" · {}", cell(&super::table::versus_text(v))));
+            out.push_str(&format!(" · {}", cell(&versus_text(v))));
         }
         out.push_str("\n\n");
     }
@@ -78,7 +85,7 @@ pub fn markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport
     out
 }
 
-fn gate_markdown(gate: Option<&crate::report::gate::GateReport>) -> String {
+fn gate_markdown(gate: Option<&GateReport>) -> String {
     match gate {
         Some(g) if g.passed() => "**gate: passed**\n\n".into(),
         Some(g) => {
@@ -95,16 +102,17 @@ fn gate_markdown(gate: Option<&crate::report::gate::GateReport>) -> String {
 
 /// A multi-model run: each model's section (as a one-model run's), then
 /// the gate over all of them.
-fn models_markdown(summary: &Summary, gate: Option<&crate::report::gate::GateReport>) -> String {
+fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>) -> String {
     let mut out = format!(
         "## prompteval · {} · {} models\n\n",
-        summary.test_id,
+        summary.run.test_id,
         summary.models.len()
     );
     let no_gate = gate_markdown(None);
     for results in summary.models.values() {
         // Each model's section one heading level down, the gate once below.
-        let section = markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
+        let section =
+            model_markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
         out.push_str(section.strip_suffix(&no_gate).unwrap_or(&section));
     }
     out.push_str(&gate_markdown(gate));

@@ -7,89 +7,13 @@
 //! percent with one decimal. Orders (best prompt, ranks, flips) are judged
 //! on that shown value, so a tie a reader sees in the table is a tie here.
 
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-
-use super::robustness::Outcomes;
-use super::stats::{self, round_to};
-use super::summary::{BestPrompt, Comparison};
-
-/// The level below which a difference is called more than noise (as for
-/// the best prompt of one run).
-const SIGNIFICANCE: f64 = 0.05;
+use super::outcomes::Outcomes;
+use super::stats::{self, Paired, round_to};
+use crate::results::{BestPrompt, CrossModel, OrderFlip, PairOnModel, RankTransfer};
 
 /// Rank correlations need three prompts: over two, tau and rho are always
 /// +1 or -1 and say nothing about agreement.
 const MIN_RANKED_PROMPTS: usize = 3;
-
-/// summary.json's `cross_model`, in a run of several models.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CrossModel {
-    /// Model -> its best prompt (`null` when it evaluated none), in the
-    /// shape of the top-level `best_prompt`: ties in `tied_with`, and
-    /// `versus_runner_up` the exact McNemar test against the next prompt.
-    pub best_prompts: IndexMap<String, Option<BestPrompt>>,
-    /// One entry per unordered pair of models, in model order.
-    pub rank_transfer: Vec<RankTransfer>,
-}
-
-/// Whether two models rank the prompts alike.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RankTransfer {
-    pub model_a: String,
-    pub model_b: String,
-    /// Prompts ranked: those both models evaluated.
-    pub prompts: usize,
-    /// Questions both models have: what the intervals resample.
-    pub questions: usize,
-    /// Kendall's tau-b between the two models' prompt accuracies (ties
-    /// accounted for), from -1 (reversed) to 1 (same order); `null` with
-    /// fewer than 3 prompts (over 2 it is always ±1), or when every prompt
-    /// ties in one model.
-    pub kendall_tau_b: Option<f64>,
-    /// 95 % percentile-bootstrap interval of `kendall_tau_b`: questions
-    /// resampled with replacement, each prompt's accuracy recomputed per
-    /// model on the resample (2,000 resamples, fixed seed; resamples where
-    /// tau is undefined are skipped); `null` with fewer than 2 questions.
-    pub kendall_tau_b_interval: Option<[f64; 2]>,
-    /// Spearman's rho (Pearson's r of the ranks, ties at their mean rank);
-    /// `null` like `kendall_tau_b`.
-    pub spearman_rho: Option<f64>,
-    /// 95 % interval of `spearman_rho`, resampled like `kendall_tau_b_interval`.
-    pub spearman_rho_interval: Option<[f64; 2]>,
-    /// Prompt pairs whose order differs between the models with the
-    /// difference beyond noise in both (exact McNemar p < 0.05 on each
-    /// model's paired cases, in the direction of its order).
-    pub flips: Vec<Flip>,
-    /// Prompt pairs whose order differs but not beyond noise in both models.
-    pub flips_within_noise: usize,
-}
-
-/// A prompt pair the two models order oppositely.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Flip {
-    /// The prompt `model_a` ranks higher (and `model_b` lower).
-    pub first: String,
-    /// The prompt `model_b` ranks higher.
-    pub second: String,
-    pub on_a: PairOnModel,
-    pub on_b: PairOnModel,
-}
-
-/// One model's figures for a prompt pair (`first`, `second` of a [`Flip`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairOnModel {
-    /// Accuracy of `first`, percent.
-    pub first_accuracy: f64,
-    /// Accuracy of `second`, percent.
-    pub second_accuracy: f64,
-    /// Cases both prompts evaluated (same question, round and sample).
-    pub shared_cases: usize,
-    pub only_first_passed: usize,
-    pub only_second_passed: usize,
-    /// Exact McNemar, two-sided.
-    pub p_value: f64,
-}
 
 /// Every model's best prompt and every pair's rank transfer. `models` are
 /// (name, that model's outcomes) in run order.
@@ -127,79 +51,29 @@ fn prompt_accuracy(o: &Outcomes, prompt: usize) -> Option<f64> {
     accuracy(passed, evaluated)
 }
 
-/// The highest accuracy, ties named; against the runner-up (the next
-/// prompt by accuracy, suite order among equals) by exact McNemar.
+/// The highest accuracy, ties named; against the runner-up by exact
+/// McNemar (the one rule of [`super::best_prompt`]).
 pub fn best_prompt(o: &Outcomes) -> Option<BestPrompt> {
-    let mut scored: Vec<(usize, f64)> = (0..o.prompts.len())
-        .filter_map(|p| Some((p, prompt_accuracy(o, p)?)))
-        .collect();
-    // Stable: equal accuracies keep suite order.
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let &(best, top) = scored.first()?;
-    let tied_with = scored[1..]
-        .iter()
-        .filter(|(_, a)| *a == top)
-        .map(|&(p, _)| o.prompts[p].clone())
-        .collect();
-    let versus_runner_up = scored.get(1).map(|&(runner_up, _)| {
-        let pair = paired(o, best, runner_up);
-        Comparison {
-            runner_up: o.prompts[runner_up].clone(),
-            shared_cases: pair.shared,
-            only_best_passed: pair.only_first,
-            only_runner_up_passed: pair.only_second,
-            p_value: round_to(pair.p_value, 4),
-            beats_by_more_than_noise: pair.first_beyond_noise(),
-        }
-    });
-    Some(BestPrompt {
-        name: o.prompts[best].clone(),
-        accuracy: top,
-        tied_with,
-        versus_runner_up,
-    })
-}
-
-/// Two prompts of one model on the cases both evaluated.
-struct Paired {
-    shared: usize,
-    only_first: usize,
-    only_second: usize,
-    p_value: f64,
-}
-
-impl Paired {
-    /// The first prompt passes more of the discordant cases, beyond noise.
-    fn first_beyond_noise(&self) -> bool {
-        self.p_value < SIGNIFICANCE && self.only_first > self.only_second
-    }
-
-    fn second_beyond_noise(&self) -> bool {
-        self.p_value < SIGNIFICANCE && self.only_second > self.only_first
-    }
+    let at = |name: &str| o.prompts.iter().position(|p| p == name);
+    super::best_prompt::best_prompt(
+        o.prompts
+            .iter()
+            .enumerate()
+            .map(|(p, name)| (name.as_str(), prompt_accuracy(o, p))),
+        |best, runner_up| Some(paired(o, at(best)?, at(runner_up)?)),
+    )
 }
 
 /// Pairs the attempts of prompts `a` and `b` by question and slot (same
 /// question, round and sample) where both were evaluated.
 fn paired(o: &Outcomes, a: usize, b: usize) -> Paired {
-    let (mut shared, mut only_first, mut only_second) = (0, 0, 0);
-    for (qa, qb) in o.attempts[a].iter().zip(&o.attempts[b]) {
-        for (x, y) in qa.iter().zip(qb) {
-            let (Some(x), Some(y)) = (x, y) else { continue };
-            shared += 1;
-            match (x, y) {
-                (true, false) => only_first += 1,
-                (false, true) => only_second += 1,
-                _ => {}
-            }
-        }
-    }
-    Paired {
-        shared,
-        only_first,
-        only_second,
-        p_value: stats::mcnemar_exact(only_first, only_second),
-    }
+    Paired::of(
+        o.attempts[a]
+            .iter()
+            .zip(&o.attempts[b])
+            .flat_map(|(qa, qb)| qa.iter().zip(qb))
+            .filter_map(|(x, y)| Some(((*x)?, (*y)?))),
+    )
 }
 
 /// One model's per-prompt, per-question (passed, evaluated), for the
@@ -350,7 +224,7 @@ fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 
 /// Prompt pairs ordered oppositely by the two models: those beyond noise
 /// in both (listed), and how many are not.
-fn flips(oa: &Outcomes, ob: &Outcomes, prompts: &[(usize, usize)]) -> (Vec<Flip>, usize) {
+fn flips(oa: &Outcomes, ob: &Outcomes, prompts: &[(usize, usize)]) -> (Vec<OrderFlip>, usize) {
     let (mut listed, mut within_noise) = (Vec::new(), 0);
     for (i, &(pa, pb)) in prompts.iter().enumerate() {
         for &(qa, qb) in &prompts[i + 1..] {
@@ -389,7 +263,7 @@ fn flips(oa: &Outcomes, ob: &Outcomes, prompts: &[(usize, usize)]) -> (Vec<Flip>
             } else {
                 (b_q, b_p)
             };
-            listed.push(Flip {
+            listed.push(OrderFlip {
                 first: oa.prompts[fa].clone(),
                 second: oa.prompts[sa].clone(),
                 on_a: pair_on_model((a_first, a_second), &on_a),
@@ -414,7 +288,7 @@ fn pair_on_model(accuracies: (f64, f64), pair: &Paired) -> PairOnModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::robustness::tests::outcomes;
+    use crate::analysis::robustness::tests::outcomes;
 
     const ABC: [&str; 3] = ["A", "B", "C"];
     const Q3: [&str; 3] = ["q1", "q2", "q3"];

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::case::{ApiFailure, CaseId, CaseRecord, ExecutionRecord, Verdict};
 
-use super::RunInfo;
+use super::run_info::RunInfo;
 
 pub(crate) const QUESTIONS: [(&str, &str, &str); 3] = [
     (

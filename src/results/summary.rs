@@ -1,118 +1,21 @@
 //! summary.json's shape (spec §8.3 plus the fields that let a summary be
-//! read on its own) and the facts about a run that no case record holds:
-//! what every report file is written from.
+//! read on its own): one model's results.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::curves;
+use super::figures::{BestPrompt, CrossModel, KindAccuracy, PartialOrder, Robustness};
+use super::run_info::{RunInfo, one};
 use crate::ask::cache::CacheStats;
-use crate::case::{CaseRecord, Unevaluated};
+use crate::case::Verdict;
 
 /// (passed, evaluated) attempts of one question under one prompt; `None`
 /// when the prompt has no evaluated case of it.
 pub type MatrixCell = Option<(usize, usize)>;
 
-fn one() -> u32 {
-    1
-}
-
-/// Facts about the run that are not in any single case record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunInfo {
-    /// Folder name, e.g. `test_20250814_012345`.
-    pub test_id: String,
-    /// Local start time, `2025-08-14T01:23:45` (spec §8.3).
-    pub timestamp: String,
-    pub total_execution_time: f64,
-    pub suite: String,
-    pub model: String,
-    /// "ollama", "openai" or "replay", plus the endpoint.
-    pub backend: String,
-    pub endpoint: String,
-    pub rounds: u32,
-    /// Replies drawn per case (`samples`).
-    #[serde(default = "one")]
-    pub samples: u32,
-    /// Prompt names in suite order, with their templates.
-    pub prompts: Vec<(String, String)>,
-    pub question_count: usize,
-    /// Cases planned (after filters); fewer records than this means not all ran.
-    pub planned_cases: usize,
-    /// False when the run was interrupted: the report is marked incomplete.
-    pub complete: bool,
-    /// The sandbox isolation in force (see `sandbox::Isolation`).
-    pub isolation: serde_json::Value,
-    /// Per-prompt accuracy thresholds in percent, when a gate is configured.
-    pub thresholds: BTreeMap<String, f64>,
-    /// Selected cases the run did not evaluate (no matching recording):
-    /// counted and flagged per prompt, in no accuracy.
-    #[serde(default)]
-    pub not_evaluated: Vec<Unevaluated>,
-    /// Response-cache hits and misses of this run; `None` when the cache
-    /// was off or the run replayed recordings.
-    #[serde(default)]
-    pub cache: Option<CacheStats>,
-    /// Question id -> its prompt variant, for the questions that are one
-    /// (a run with `[variants]`): what the curves are drawn from.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub variants: BTreeMap<String, crate::suite::variants::Variant>,
-    /// The k of the pass@k figures (`pass_at_k` in harness.toml).
-    #[serde(default = "default_pass_at_k")]
-    pub pass_at_k: Vec<usize>,
-    /// The labels of the views a person reads (`language`).
-    #[serde(default)]
-    pub language: crate::config::Language,
-    /// The models of a multi-model run, in order; empty for one model.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub models: Vec<ModelRun>,
-    /// The suite's question ids in order (a multi-model run's robustness
-    /// figures line the models' outcomes up by them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub question_ids: Vec<String>,
-    /// Question id -> its `kind` (algorithm, indentation, bugfix, ...), for the
-    /// questions that have one.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub kinds: BTreeMap<String, String>,
-}
-
-/// `ModelRun::backend` of a model its run did not ask: it could not be
-/// asked, or the filters (or a shard) left none of its cases.
-pub const NOT_ASKED: [&str; 2] = ["none", "not selected"];
-
-/// One model of a multi-model run, as the run saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelRun {
-    pub name: String,
-    /// "ollama", "openai" or "replay"; "none" when it could not be asked,
-    /// "not selected" when the filters left none of its cases.
-    pub backend: String,
-    pub endpoint: String,
-    /// Why it could not be asked (its cases are not evaluated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
-    /// Per-prompt accuracy thresholds in percent for this model.
-    #[serde(default)]
-    pub thresholds: BTreeMap<String, f64>,
-    /// Its planned cases (evaluated or not).
-    #[serde(default)]
-    pub planned_cases: usize,
-}
-
-impl ModelRun {
-    /// Whether its run asked its server (so `backend` and `endpoint` say
-    /// where its replies came from).
-    pub fn was_asked(&self) -> bool {
-        self.unavailable.is_none() && !NOT_ASKED.contains(&self.backend.as_str())
-    }
-}
-
-fn default_pass_at_k() -> Vec<usize> {
-    crate::config::DEFAULT_PASS_AT_K.to_vec()
-}
-
-/// summary.json (spec §8.3 plus extra fields). The spec's fields come first
+/// One model's summary.json (spec §8.3 plus extra fields): a one-model
+/// run's, or each model's of a multi-model run. The spec's fields come first
 /// and keep their names; the rest describe the run so a summary can be read
 /// on its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,26 +57,15 @@ pub struct Summary {
     /// Prompt -> pass@1 against prompt detail (PartialOrderEval), in a run
     /// of prompt variants; also in report/partial_order.csv.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
-    pub partial_order: indexmap::IndexMap<String, curves::PartialOrder>,
-    /// A multi-model run: model -> that model's results, each in this
-    /// shape (its own `prompt_results`, `best_prompt`, ...); the top-level
-    /// `prompt_results` is then empty (a figure over several models would
-    /// mix their denominators). Absent in a one-model run.
-    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
-    pub models: indexmap::IndexMap<String, Summary>,
+    pub partial_order: indexmap::IndexMap<String, PartialOrder>,
     /// Per model of a multi-model run whose questions have a `kind`:
     /// prompt -> kind -> accuracy over that kind's questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind_results:
-        Option<indexmap::IndexMap<String, indexmap::IndexMap<String, super::kinds::KindAccuracy>>>,
+    pub kind_results: Option<indexmap::IndexMap<String, indexmap::IndexMap<String, KindAccuracy>>>,
     /// Per model of a multi-model run: how much each question's outcome
     /// depends on the prompt (spread, robust pass@k, PromptSensiScore).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub robustness: Option<super::robustness::Robustness>,
-    /// A multi-model run: best prompts per model against their runners-up,
-    /// and whether the prompts' ranking transfers between models.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_model: Option<super::cross_model::CrossModel>,
+    pub robustness: Option<Robustness>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]
@@ -188,7 +80,7 @@ impl Summary {
         Summary {
             test_id: info.test_id.clone(),
             timestamp: info.timestamp.clone(),
-            total_execution_time: super::stats::round_to(info.total_execution_time, 2),
+            total_execution_time: round_to(info.total_execution_time, 2),
             prompt_count: info.prompts.len(),
             best_prompt: None,
             prompt_results: Default::default(),
@@ -207,11 +99,73 @@ impl Summary {
             generation_speed: None,
             api_failures: Default::default(),
             partial_order: Default::default(),
-            models: Default::default(),
             kind_results: None,
             robustness: None,
-            cross_model: None,
             matrix: Vec::new(),
+        }
+    }
+}
+
+/// A multi-model run's summary.json: each model's [`Summary`] under
+/// `models`, and `cross_model`, after the run's own facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelsSummary {
+    /// The run's facts and its totals over the models (finished and not
+    /// evaluated cases, api failures), in summary.json's fields and order;
+    /// no results of its own (`prompt_results` empty, `best_prompt` null):
+    /// a figure over several models would mix their denominators.
+    #[serde(flatten)]
+    pub run: Summary,
+    /// Model -> that model's results, in run order.
+    pub models: indexmap::IndexMap<String, Summary>,
+    /// Best prompts per model against their runners-up, and whether the
+    /// prompts' ranking transfers between models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_model: Option<CrossModel>,
+}
+
+impl ModelsSummary {
+    /// The run's facts, totals over `models`, and each model's results.
+    pub(crate) fn across(info: &RunInfo, models: indexmap::IndexMap<String, Summary>) -> Self {
+        let mut api_failures: BTreeMap<String, usize> = BTreeMap::new();
+        for (k, v) in models.values().flat_map(|s| &s.api_failures) {
+            *api_failures.entry(k.clone()).or_default() += v;
+        }
+        let run = Summary {
+            finished_cases: models.values().map(|s| s.finished_cases).sum(),
+            not_evaluated: models.values().map(|s| s.not_evaluated).sum(),
+            api_failures,
+            ..Summary::of_run(info)
+        };
+        ModelsSummary {
+            run,
+            models,
+            cross_model: None,
+        }
+    }
+}
+
+/// What a run's report computed: one model's summary, or a multi-model
+/// run's. Every view takes this and says which it is once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunSummary {
+    OneModel(Summary),
+    Models(ModelsSummary),
+}
+
+impl RunSummary {
+    /// The one model's summary, or each model's in run order.
+    pub fn each_model(&self) -> Box<dyn Iterator<Item = &Summary> + '_> {
+        match self {
+            RunSummary::OneModel(s) => Box::new(std::iter::once(s)),
+            RunSummary::Models(m) => Box::new(m.models.values()),
+        }
+    }
+
+    pub fn finished_cases(&self) -> usize {
+        match self {
+            RunSummary::OneModel(s) => s.finished_cases,
+            RunSummary::Models(m) => m.run.finished_cases,
         }
     }
 }
@@ -396,47 +350,25 @@ pub struct RoundStats {
     pub stddev: f64,
 }
 
-/// The highest accuracy; prompts that share it are named in `tied_with`
-/// (`name` is then the first in suite order, for the spec's field).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BestPrompt {
-    pub name: String,
-    pub accuracy: f64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tied_with: Vec<String>,
-    /// Whether the best beats the next prompt by more than noise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub versus_runner_up: Option<Comparison>,
+/// The failure verdicts, in the order columns show them: the spec's five,
+/// then `no_answer` when any of `results` has one (a reasoning model's
+/// budget spent reasoning); a run without one keeps the spec's columns.
+pub(crate) fn failure_verdicts<'a>(
+    results: impl IntoIterator<Item = &'a PromptResult>,
+) -> Vec<Verdict> {
+    let no_answer = results
+        .into_iter()
+        .any(|r| r.error_breakdown.contains_key(Verdict::NoAnswer.as_str()));
+    Verdict::ALL
+        .into_iter()
+        .filter(|v| !v.passed())
+        .chain(no_answer.then_some(Verdict::NoAnswer))
+        .collect()
 }
 
-/// The best prompt against the runner-up on the same cases (same question,
-/// same round): the exact McNemar test on the cases only one of them passed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    pub runner_up: String,
-    /// Cases both prompts evaluated.
-    pub shared_cases: usize,
-    pub only_best_passed: usize,
-    pub only_runner_up_passed: usize,
-    /// Two-sided; below 0.05 the best is called better than noise.
-    pub p_value: f64,
-    pub beats_by_more_than_noise: bool,
-}
-
-/// One prompt's records in report order, shared by every output so they
-/// cannot disagree on what belongs to a prompt.
-pub(crate) struct PromptGroup<'a> {
-    pub name: &'a str,
-    pub template: &'a str,
-    /// Folder under the run dir for this prompt's `.py` files.
-    pub dir: String,
-    /// Ordered by round, then question.
-    pub cases: Cases<'a>,
-}
-
-/// A group's records: in memory, or where they are in the journal.
-pub(crate) enum Cases<'a> {
-    Memory(Vec<&'a CaseRecord>),
-    /// (byte offset, length) of each record's line.
-    Journal(Vec<(u64, usize)>),
+/// `value` rounded to `decimals` places: how every figure of summary.json
+/// is shown (accuracy one decimal, p-values four).
+pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
 }

@@ -12,80 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::stats::{self, round_to};
+use super::stats::{self, SIGNIFICANCE, round_to};
+use crate::results::{PartialOrder, Point, ProblemViolation, Violation};
 use crate::suite::variants::{Strategy, Variant};
-
-/// Below this p-value (or with a 95 % interval excluding 0) a difference is
-/// more than noise.
-const SIGNIFICANCE: f64 = 0.05;
-
-/// One prompt template's curves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PartialOrder {
-    /// The benchmark's own prompt: the horizontal line.
-    pub original: Option<Point>,
-    /// Strategy -> its points from p_bot to p_top, least detailed first.
-    pub curves: BTreeMap<String, Vec<Point>>,
-    /// Over all problems: pairs of one strategy's points where the more
-    /// detailed scored lower by more than noise.
-    pub violations: Vec<Violation>,
-    /// The same per problem (Fisher's exact test on its attempts).
-    pub problem_violations: Vec<ProblemViolation>,
-    /// Problems with a violation / problems compared.
-    pub problems_with_violations: usize,
-    pub problems: usize,
-}
-
-/// pass@1 at one detail level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    /// `p_bot`, `summary_50w`, `paragraph_0.4`, `masking_0.8`, `p_top`.
-    pub label: String,
-    pub strategy: String,
-    /// r_p, r_s or L; `null` for p_bot, p_top and the original.
-    pub level: Option<f64>,
-    /// 0 (p_bot) to 1 (p_top): the x of the curve.
-    pub detail: f64,
-    /// Problems with an evaluated attempt at this level.
-    pub problems: usize,
-    pub attempts: usize,
-    pub passed: usize,
-    pub pass_at_1: f64,
-    /// 95 % bootstrap interval over problems (`null` for one problem).
-    pub interval: Option<[f64; 2]>,
-    /// pass@k at this level for the configured k (n: each problem's
-    /// attempts here), with its bootstrap interval, as per prompt.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub pass_at_k: BTreeMap<String, f64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub pass_at_k_interval: BTreeMap<String, [f64; 2]>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Violation {
-    pub strategy: String,
-    pub less_detailed: String,
-    pub more_detailed: String,
-    /// pass@1 of each.
-    pub less_pass_at_1: f64,
-    pub more_pass_at_1: f64,
-    /// 95 % bootstrap interval of (more - less) over shared problems.
-    pub difference_interval: [f64; 2],
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProblemViolation {
-    pub problem: String,
-    pub strategy: String,
-    pub less_detailed: String,
-    pub more_detailed: String,
-    /// `passed/attempts` of each.
-    pub less: [usize; 2],
-    pub more: [usize; 2],
-    pub p_value: f64,
-}
 
 /// (problem, level label) -> [passed, attempts].
 type Counts = BTreeMap<(String, String), [usize; 2]>;
@@ -116,35 +45,8 @@ pub fn partial_order<'a>(
     if counts.is_empty() {
         return None;
     }
-    let point = |label: &str, strategy: Strategy| -> Option<Point> {
-        let v = levels.get(label)?;
-        let per_problem: Vec<(usize, usize)> = counts
-            .iter()
-            .filter(|((_, l), _)| l == label)
-            .map(|(_, c)| (c[0], c[1]))
-            .collect();
-        let rates: Vec<f64> = per_problem
-            .iter()
-            .map(|&(p, n)| p as f64 / n as f64)
-            .collect();
-        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-        let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
-        let pass_at_k = stats::pass_at_k_over_questions(&outcomes, ks);
-        Some(Point {
-            pass_at_k: pass_at_k.values,
-            pass_at_k_interval: pass_at_k.intervals,
-            label: label.to_string(),
-            strategy: strategy.as_str().to_string(),
-            level: v.level,
-            detail: round_to(v.detail(), 4),
-            problems: rates.len(),
-            attempts: per_problem.iter().map(|c| c.1).sum(),
-            passed: per_problem.iter().map(|c| c.0).sum(),
-            pass_at_1: round_to(mean, 4),
-            interval: stats::bootstrap_mean(&rates)
-                .map(|(lo, hi)| [round_to(lo, 4), round_to(hi, 4)]),
-        })
-    };
+    let point =
+        |label: &str, strategy: Strategy| level_point(&counts, &levels, label, strategy, ks);
     let mut curves = BTreeMap::new();
     for strategy in Strategy::CURVES {
         let mut labels: Vec<(&String, &&Variant)> = levels
@@ -175,6 +77,43 @@ pub fn partial_order<'a>(
         problem_violations,
         problems_with_violations,
         problems: problems.len(),
+    })
+}
+
+/// One level's point: pass@1 as the mean over problems of each problem's
+/// share of passed attempts at the level, its bootstrap interval, pass@k.
+fn level_point(
+    counts: &Counts,
+    levels: &BTreeMap<String, &Variant>,
+    label: &str,
+    strategy: Strategy,
+    ks: &[usize],
+) -> Option<Point> {
+    let v = levels.get(label)?;
+    let per_problem: Vec<(usize, usize)> = counts
+        .iter()
+        .filter(|((_, l), _)| l == label)
+        .map(|(_, c)| (c[0], c[1]))
+        .collect();
+    let rates: Vec<f64> = per_problem
+        .iter()
+        .map(|&(p, n)| p as f64 / n as f64)
+        .collect();
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let outcomes: Vec<(usize, usize)> = per_problem.iter().map(|&(p, n)| (p, n - p)).collect();
+    let pass_at_k = stats::pass_at_k_over_questions(&outcomes, ks);
+    Some(Point {
+        pass_at_k: pass_at_k.values,
+        pass_at_k_interval: pass_at_k.intervals,
+        label: label.to_string(),
+        strategy: strategy.as_str().to_string(),
+        level: v.level,
+        detail: round_to(v.detail(), 4),
+        problems: rates.len(),
+        attempts: per_problem.iter().map(|c| c.1).sum(),
+        passed: per_problem.iter().map(|c| c.0).sum(),
+        pass_at_1: round_to(mean, 4),
+        interval: stats::bootstrap_mean(&rates).map(|(lo, hi)| [round_to(lo, 4), round_to(hi, 4)]),
     })
 }
 

@@ -1,6 +1,6 @@
 //! `prompteval compare RUN_A RUN_B`: two run folders side by side, from
-//! their files only (summary.json and report/cases.csv; no model, no
-//! suite). Per prompt: the accuracy of each run with its 95 % interval, the
+//! their files only (summary.json and the journal, read typed through
+//! `results::run_folder`; no model, no suite). Per prompt: the accuracy of each run with its 95 % interval, the
 //! change, and whether it is more than noise (an exact McNemar test over
 //! the cases both runs evaluated, paired by prompt, question, round and
 //! sample); the cases whose verdict flipped; the cases only one run has.
@@ -12,34 +12,25 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::report::stats;
-pub use read::RunFolderError;
+use crate::analysis::stats::{Paired, round_to};
+pub use crate::results::run_folder::RunFolderError;
+use crate::results::run_folder::{model_folder, models_of};
 use read::{CaseKey, Run};
+pub use read::{RunLabel, Score};
 
-/// Below this p-value a change is called more than noise.
-const SIGNIFICANCE: f64 = 0.05;
-
+/// Two runs side by side.
 #[derive(Debug, Serialize)]
-pub struct Comparison {
+pub struct RunComparison {
     pub a: RunLabel,
     pub b: RunLabel,
     pub prompts: Vec<PromptChange>,
     /// Cases evaluated in both whose pass/fail changed, A's verdict -> B's.
-    pub flipped: Vec<Flip>,
+    pub flipped: Vec<VerdictFlip>,
     /// Cases B has and A has not, and the reverse.
     pub new_cases: Vec<String>,
     pub missing_cases: Vec<String>,
     /// What a reader must know first (different models or suites...).
     pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct RunLabel {
-    pub dir: String,
-    pub test_id: String,
-    pub model: String,
-    pub suite: String,
-    pub complete: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -62,16 +53,9 @@ pub struct PromptChange {
     pub verdict: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Score {
-    pub accuracy: f64,
-    pub correct: usize,
-    pub total: usize,
-    pub interval: Option<[f64; 2]>,
-}
-
+/// A case whose pass/fail differs between the runs.
 #[derive(Debug, Serialize)]
-pub struct Flip {
+pub struct VerdictFlip {
     pub case: String,
     pub from: String,
     pub to: String,
@@ -79,7 +63,7 @@ pub struct Flip {
 
 /// Reads both folders and compares them; an unreadable folder is an error
 /// naming the file.
-pub fn compare(a: &Path, b: &Path) -> Result<Comparison, RunFolderError> {
+pub fn compare(a: &Path, b: &Path) -> Result<RunComparison, RunFolderError> {
     let (ra, rb) = (Run::read(&one_model(a)?)?, Run::read(&one_model(b)?)?);
     Ok(between(&ra, &rb))
 }
@@ -89,16 +73,16 @@ pub fn compare(a: &Path, b: &Path) -> Result<Comparison, RunFolderError> {
 pub fn compare_models(
     runs: (&Path, &Path),
     models: (&str, &str),
-) -> Result<Comparison, RunFolderError> {
-    let a = crate::report::model_folder(runs.0, models.0)?;
-    let b = crate::report::model_folder(runs.1, models.1)?;
+) -> Result<RunComparison, RunFolderError> {
+    let a = model_folder(runs.0, models.0)?;
+    let b = model_folder(runs.1, models.1)?;
     compare(&a, &b)
 }
 
 /// A run folder of one model as it is; a multi-model run folder is refused
 /// with the ways to say which model.
 fn one_model(dir: &Path) -> Result<std::path::PathBuf, RunFolderError> {
-    match crate::report::models_of(dir) {
+    match models_of(dir) {
         Some((models, dirs)) if !models.is_empty() => Err(RunFolderError::SeveralModels {
             path: dir.to_path_buf(),
             example: dir.join(&dirs[0]),
@@ -108,7 +92,7 @@ fn one_model(dir: &Path) -> Result<std::path::PathBuf, RunFolderError> {
     }
 }
 
-fn between(a: &Run, b: &Run) -> Comparison {
+fn between(a: &Run, b: &Run) -> RunComparison {
     let mut warnings = Vec::new();
     if a.model != b.model {
         warnings.push(format!(
@@ -143,14 +127,14 @@ fn between(a: &Run, b: &Run) -> Comparison {
     let mut flipped = Vec::new();
     for (key, va) in &a.cases {
         if let Some(vb) = b.cases.get(key)
-            && evaluated(va)
-            && evaluated(vb)
-            && (va == "correct") != (vb == "correct")
+            && va.evaluated()
+            && vb.evaluated()
+            && va.passed() != vb.passed()
         {
-            flipped.push(Flip {
+            flipped.push(VerdictFlip {
                 case: key.name(),
-                from: va.clone(),
-                to: vb.clone(),
+                from: va.as_str().to_string(),
+                to: vb.as_str().to_string(),
             });
         }
     }
@@ -161,7 +145,7 @@ fn between(a: &Run, b: &Run) -> Comparison {
             .map(CaseKey::name)
             .collect()
     };
-    Comparison {
+    RunComparison {
         a: a.label(),
         b: b.label(),
         prompts: changes,
@@ -172,27 +156,19 @@ fn between(a: &Run, b: &Run) -> Comparison {
     }
 }
 
-fn evaluated(verdict: &str) -> bool {
-    verdict != "not_evaluated"
-}
-
 fn prompt_change(prompt: &str, a: &Run, b: &Run) -> PromptChange {
     let (sa, sb) = (a.scores.get(prompt).cloned(), b.scores.get(prompt).cloned());
-    let (mut shared, mut only_a, mut only_b) = (0, 0, 0);
-    for (key, va) in a.cases.iter().filter(|(k, _)| k.prompt == prompt) {
-        let Some(vb) = b.cases.get(key) else { continue };
-        if !evaluated(va) || !evaluated(vb) {
-            continue;
-        }
-        shared += 1;
-        match (va == "correct", vb == "correct") {
-            (true, false) => only_a += 1,
-            (false, true) => only_b += 1,
-            _ => {}
-        }
-    }
-    let p_value = (shared > 0).then(|| stats::mcnemar_exact(only_a, only_b));
-    let more_than_noise = p_value.is_some_and(|p| p < SIGNIFICANCE);
+    let pair = Paired::of(
+        a.cases
+            .iter()
+            .filter(|(k, _)| k.prompt == prompt)
+            .filter_map(|(key, va)| Some((va, b.cases.get(key)?)))
+            .filter(|(va, vb)| va.evaluated() && vb.evaluated())
+            .map(|(va, vb)| (va.passed(), vb.passed())),
+    );
+    let (shared, only_a, only_b) = (pair.shared, pair.only_first, pair.only_second);
+    let p_value = (shared > 0).then_some(pair.p_value);
+    let more_than_noise = shared > 0 && pair.beyond_noise();
     let delta = match (&sa, &sb) {
         (Some(x), Some(y)) => Some(((y.accuracy - x.accuracy) * 10.0).round() / 10.0),
         _ => None,
@@ -207,14 +183,14 @@ fn prompt_change(prompt: &str, a: &Run, b: &Run) -> PromptChange {
         (Some(d), Some(p)) if more_than_noise => format!(
             "{} by more than noise (exact McNemar p = {}, {} vs {} of {} shared cases)",
             if d > 0.0 { "better" } else { "worse" },
-            round4(p),
+            round_to(p, 4),
             only_b,
             only_a,
             shared
         ),
         (Some(_), Some(p)) => format!(
             "not distinguishable from noise (exact McNemar p = {}; {} passed only in B, {} only in A, of {} shared)",
-            round4(p),
+            round_to(p, 4),
             only_b,
             only_a,
             shared
@@ -228,18 +204,14 @@ fn prompt_change(prompt: &str, a: &Run, b: &Run) -> PromptChange {
         shared,
         only_a_passed: only_a,
         only_b_passed: only_b,
-        p_value: p_value.map(round4),
+        p_value: p_value.map(|p| round_to(p, 4)),
         more_than_noise,
         verdict,
     }
 }
 
-fn round4(v: f64) -> f64 {
-    (v * 10000.0).round() / 10000.0
-}
-
 /// The comparison for a terminal.
-pub fn text(c: &Comparison) -> String {
+pub fn text(c: &RunComparison) -> String {
     let mut out = format!(
         "A: {} ({}, {})\nB: {} ({}, {})\n",
         c.a.test_id, c.a.model, c.a.dir, c.b.test_id, c.b.model, c.b.dir
@@ -302,7 +274,7 @@ pub fn text(c: &Comparison) -> String {
 }
 
 /// The comparison as a self-contained page (no script, escaped).
-pub fn html(c: &Comparison) -> Result<String, minijinja::Error> {
+pub fn html(c: &RunComparison) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.add_template("compare.html", include_str!("compare.html"))?;
     env.get_template("compare.html")

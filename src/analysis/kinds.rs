@@ -4,31 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-
-use super::robustness::Outcomes;
+use super::outcomes::Outcomes;
 use super::stats::{self, round_to};
+use crate::results::KindAccuracy;
 use crate::suite::Question;
+use indexmap::IndexMap;
 
 /// Where questions without a kind (or with a blank one) are counted.
 pub const NO_KIND: &str = "(none)";
-
-/// One prompt's accuracy on the questions of one kind, in PromptResult's
-/// terms: `correct_answers / total_questions` over evaluated cases.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KindAccuracy {
-    /// Questions of this kind in the suite.
-    pub questions: usize,
-    /// Percent, one decimal; `null` when no case of this kind was evaluated.
-    pub accuracy: Option<f64>,
-    /// 95 % Wilson interval of `accuracy`, in percent.
-    pub accuracy_interval: Option<[f64; 2]>,
-    pub correct_answers: usize,
-    /// Evaluated cases (every round and sample) of this kind's questions:
-    /// the denominator of `accuracy`; not-evaluated cases are not in it.
-    pub total_questions: usize,
-}
 
 /// Question id -> kind, for the questions that have a non-blank one (the
 /// shape of `RunInfo::kinds`).
@@ -92,7 +75,7 @@ fn kind_accuracy(outcomes: &Outcomes, prompt: usize, questions: &[usize]) -> Kin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::robustness::tests::outcomes;
+    use crate::analysis::robustness::tests::outcomes;
 
     fn kinds(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

@@ -12,7 +12,8 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::case::{CaseRecord, Verdict};
 
-use super::summary::RunInfo;
+use crate::results::RunInfo;
+use crate::results::run_folder::write_derived;
 
 /// Characters of expected or actual text kept in a failure: a CI view
 /// shows the start; the run folder has all of it.
@@ -95,7 +96,7 @@ impl JunitWriter {
             .report
             .to_string()
             .map_err(|e| std::io::Error::other(format!("junit.xml: {e}")))?;
-        super::files::write_derived(path, xml.as_bytes())
+        write_derived(path, xml.as_bytes())
     }
 }
 

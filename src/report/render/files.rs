@@ -5,73 +5,10 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use serde::Serialize;
-
-use crate::case::CaseRecord;
-
-use super::aggregate::failure_verdicts;
-use super::summary::{PromptGroup, PromptResult, RunInfo, Summary};
-use crate::case::Verdict;
-
-/// Writes through a temp file and a rename, so a reader (a CI step, a
-/// dashboard polling the folder) never sees half a file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, bytes, true)
-}
-
-/// Like [`write_atomically`] without forcing the bytes to disk: for the
-/// per-case files, which the durable journal can always rebuild. An fsync
-/// per file made the report of a 1,000-case run take 2.6 s (2 cores).
-pub(crate) fn write_derived(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, bytes, false)
-}
-
-fn replace(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(bytes)?;
-    if sync {
-        file.sync_all()?;
-    }
-    drop(file);
-    std::fs::rename(&tmp, path)
-}
-
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
-    bytes.push(b'\n');
-    write_atomically(path, &bytes)
-}
-
-/// A file written through a temp file and renamed into place when finished.
-struct Staged {
-    path: std::path::PathBuf,
-    tmp: tempfile::NamedTempFile,
-}
-
-impl Staged {
-    fn create(path: &Path) -> std::io::Result<(Staged, std::io::BufWriter<File>)> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let tmp = tempfile::NamedTempFile::new_in(dir)?;
-        let writer = std::io::BufWriter::new(tmp.reopen()?);
-        Ok((
-            Staged {
-                path: path.to_path_buf(),
-                tmp,
-            },
-            writer,
-        ))
-    }
-
-    fn finish(self, writer: std::io::BufWriter<File>) -> std::io::Result<()> {
-        let file = writer.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        self.tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
-    }
-}
+use crate::case::{CaseRecord, Verdict};
+use crate::results::run_folder::{Staged, write_atomically};
+use crate::results::summary::failure_verdicts;
+use crate::results::{ModelsSummary, PromptGroup, PromptResult, RunInfo, Summary};
 
 /// report/detailed_report.json, one record at a time:
 /// `{"run": ..., "finished_cases": N, "prompts": [{"name", "template",
@@ -152,7 +89,7 @@ pub(crate) fn write_summary_csv(path: &Path, summary: &Summary) -> std::io::Resu
 
 /// A multi-model run's report/summary.csv: summary.csv's columns after a
 /// `model` column, a row per model and prompt.
-pub(crate) fn write_models_csv(path: &Path, summary: &Summary) -> std::io::Result<()> {
+pub(crate) fn write_models_csv(path: &Path, summary: &ModelsSummary) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let rounds = summary.models.values().any(has_rounds);
     let verdicts = failure_verdicts(
@@ -346,51 +283,12 @@ pub(crate) fn spreadsheet_safe(value: &str) -> String {
     }
 }
 
-/// A folder name for a prompt: the name itself when it is one safe path
-/// component, otherwise a sanitised form; never `report` (the report
-/// folder) and never one already used by another prompt.
-pub(crate) fn prompt_dir_name(name: &str, used: &[String]) -> String {
-    let mut dir: String = name
-        .chars()
-        .map(|c| {
-            if c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    dir = truncate_bytes(dir.trim(), 100).to_string();
-    let reserved = ["", ".", "..", "report"];
-    if reserved.contains(&dir.to_lowercase().as_str()) || dir.starts_with('.') {
-        dir = format!("prompt_{dir}");
-    }
-    let base = dir.clone();
-    let mut n = 2;
-    while used.iter().any(|u| u.eq_ignore_ascii_case(&dir)) {
-        dir = format!("{base}_{n}");
-        n += 1;
-    }
-    dir
-}
-
-fn truncate_bytes(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{info, record, three_by_three};
-    use super::super::write_all;
     use super::*;
     use crate::case::Verdict::*;
+    use crate::report::write_all;
+    use crate::results::fixtures::{info, record, three_by_three};
 
     fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
         let mut reader = csv::Reader::from_path(path).expect("csv opens");
@@ -563,20 +461,10 @@ mod tests {
         records[2].actual = "=HYPERLINK(\"http://x\")\nsecond, line".into();
         let (_, written) = write_all(dir.path(), &info(1), &records).expect("written");
         let (header, rows) = read_csv(&written.cases_csv);
+        // The columns as the reference documents them, in order.
         assert_eq!(
-            header,
-            [
-                "prompt",
-                "question",
-                "question_id",
-                "round",
-                "sample",
-                "verdict",
-                "expected",
-                "actual",
-                "exec_secs",
-                "llm_secs"
-            ]
+            header.join(","),
+            "prompt,question,question_id,round,sample,verdict,expected,actual,exec_secs,llm_secs"
         );
         assert_eq!(rows.len(), 9);
         assert_eq!(
@@ -609,16 +497,5 @@ mod tests {
         );
         assert_eq!(spreadsheet_safe("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(spreadsheet_safe("[0, 1]"), "[0, 1]");
-    }
-
-    #[test]
-    fn prompt_folders_are_single_safe_components() {
-        let none: Vec<String> = Vec::new();
-        assert_eq!(prompt_dir_name("prompt1", &none), "prompt1");
-        assert_eq!(prompt_dir_name("詳細提示", &none), "詳細提示");
-        assert_eq!(prompt_dir_name("../../etc", &none), "prompt_.._.._etc");
-        assert_eq!(prompt_dir_name("report", &none), "prompt_report");
-        assert_eq!(prompt_dir_name("..", &none), "prompt_..");
-        assert_eq!(prompt_dir_name("a/b", &["a_b".to_string()]), "a_b_2");
     }
 }

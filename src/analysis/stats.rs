@@ -43,6 +43,59 @@ pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
     Some(1.0 - failing_all)
 }
 
+/// The level below which a difference is called more than noise, in every
+/// figure that says so (best prompt, flips, compare, partial order).
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// Two prompts (or two runs) on the cases both evaluated, paired case by
+/// case: the one paired test of the crate, exact McNemar over the cases
+/// only one side passed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Paired {
+    /// Cases both sides evaluated.
+    pub shared: usize,
+    pub only_first: usize,
+    pub only_second: usize,
+    /// Two-sided, unrounded.
+    pub p_value: f64,
+}
+
+impl Paired {
+    /// From each shared case's (first passed, second passed).
+    pub fn of(cases: impl IntoIterator<Item = (bool, bool)>) -> Paired {
+        let (mut shared, mut only_first, mut only_second) = (0, 0, 0);
+        for pair in cases {
+            shared += 1;
+            match pair {
+                (true, false) => only_first += 1,
+                (false, true) => only_second += 1,
+                _ => {}
+            }
+        }
+        Paired {
+            shared,
+            only_first,
+            only_second,
+            p_value: mcnemar_exact(only_first, only_second),
+        }
+    }
+
+    /// The two sides differ by more than noise, either way.
+    pub fn beyond_noise(&self) -> bool {
+        self.p_value < SIGNIFICANCE
+    }
+
+    /// The first side passes more of the discordant cases, beyond noise.
+    pub fn first_beyond_noise(&self) -> bool {
+        self.beyond_noise() && self.only_first > self.only_second
+    }
+
+    /// The second side passes more of the discordant cases, beyond noise.
+    pub fn second_beyond_noise(&self) -> bool {
+        self.beyond_noise() && self.only_second > self.only_first
+    }
+}
+
 /// The exact (binomial) McNemar test: two-sided p-value of seeing `b`
 /// cases where only the first prompt passed and `c` where only the second
 /// did, if both were equally good. 1 when there is no discordant case.
@@ -147,10 +200,7 @@ fn ln_factorial(n: usize) -> f64 {
     (2..=n).map(|i| (i as f64).ln()).sum()
 }
 
-pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
-    let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale
-}
+pub(crate) use crate::results::round_to;
 
 /// pass@k for each k and its 95 % interval.
 pub(crate) struct PassAtK {

@@ -16,10 +16,11 @@ use serde::Serialize;
 
 use crate::case::CaseRecord;
 
-use super::aggregate::failure_verdicts;
-use super::labels::Labels;
-use super::python::case_file_name;
-use super::summary::{PromptGroup, RunInfo, Summary};
+use crate::report::render::Labels;
+use crate::report::render::python::case_file_name;
+use crate::report::render::text::{best_names, versus_text};
+use crate::results::summary::failure_verdicts;
+use crate::results::{PromptGroup, RunInfo, Summary};
 
 const TEMPLATE_NAME: &str = "quick_view.html";
 const TEMPLATE: &str = include_str!("quick_view.html");
@@ -301,24 +302,15 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
             .values()
             .any(|r| r.cases_with_tokens > 0),
         generation_speed: summary.generation_speed,
-        best: summary.best_prompt.as_ref().map(|b| {
-            if b.tied_with.is_empty() {
-                format!("{} ({:.1}%)", b.name, b.accuracy)
-            } else {
-                format!(
-                    "{} = {} ({}, {:.1}%)",
-                    b.name,
-                    b.tied_with.join(" = "),
-                    Labels::of(info.language).tie,
-                    b.accuracy
-                )
-            }
-        }),
+        best: summary
+            .best_prompt
+            .as_ref()
+            .map(|b| best_names(b, Labels::of(info.language))),
         versus: summary
             .best_prompt
             .as_ref()
             .and_then(|b| b.versus_runner_up.as_ref())
-            .map(super::table::versus_text),
+            .map(versus_text),
         not_evaluated: info
             .not_evaluated
             .iter()
@@ -558,8 +550,8 @@ fn isolation_pairs(isolation: &serde_json::Value) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{HOSTILE, info, three_by_three};
-    use super::super::write_all;
+    use crate::report::write_all;
+    use crate::results::fixtures::{HOSTILE, info, three_by_three};
 
     fn page_with(records: Vec<crate::case::CaseRecord>, complete: bool) -> String {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -3,7 +3,7 @@
 //! one every view uses: summary.json's `gate_passed`, the run's gate lines
 //! and a merged run's exit status.
 
-use super::summary::Summary;
+use crate::results::{RunSummary, Summary};
 
 /// A prompt meets its threshold when its accuracy, rounded as summary.json
 /// shows it, is at least the threshold; with no evaluated case it cannot.
@@ -74,11 +74,15 @@ impl GateReport {
 /// when no threshold applies to any of them.
 /// In a multi-model run, every prompt of every model: each check is named
 /// `<model> · <prompt>`.
-pub fn evaluate(summary: &Summary) -> Option<GateReport> {
-    let mut checks = checks_of(summary, None);
-    for (model, results) in &summary.models {
-        checks.extend(checks_of(results, Some(model)));
-    }
+pub fn evaluate(summary: &RunSummary) -> Option<GateReport> {
+    let checks: Vec<Check> = match summary {
+        RunSummary::OneModel(summary) => checks_of(summary, None),
+        RunSummary::Models(m) => m
+            .models
+            .iter()
+            .flat_map(|(model, results)| checks_of(results, Some(model)))
+            .collect(),
+    };
     (!checks.is_empty()).then_some(GateReport { checks })
 }
 

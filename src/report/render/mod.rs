@@ -1,0 +1,16 @@
+//! Results -> what a person or a tool reads. Each renderer takes
+//! `crate::results` types and gives text or a file's bytes; none computes
+//! a figure. The words of every view, in both languages, are in [`labels`]
+//! and [`text`].
+
+pub(crate) mod files;
+pub mod html;
+pub(crate) mod junit;
+pub mod labels;
+pub(crate) mod python;
+pub mod step_summary;
+pub mod table;
+pub(crate) mod text;
+
+pub use labels::Labels;
+pub use table::terminal_table;

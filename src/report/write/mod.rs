@@ -1,0 +1,336 @@
+//! Journal records -> the files of a run folder and the terminal table.
+//!
+//! Layout written by [`write_all`] (spec §8.1), beside the existing
+//! `journal.jsonl`, which is never touched:
+//!
+//! ```text
+//! <run_dir>/summary.json                 spec §8.3 fields + run facts
+//! <run_dir>/quick_view.html              self-contained, escaped, CSP-locked
+//! <run_dir>/<prompt>/question_N.py       round 1 (and single-round runs)
+//! <run_dir>/<prompt>/question_N_round_R.py   rounds R > 1
+//! <run_dir>/report/detailed_report.json  run info + every record
+//! <run_dir>/report/summary.csv           one row per prompt
+//! <run_dir>/report/cases.csv             one row per case
+//! ```
+//!
+//! Decisions a reader of the files needs to know:
+//! - Rounds: round 1 keeps the spec's `question_N.py` so single-round runs
+//!   look exactly like spec §8.1; later rounds sit beside it as
+//!   `question_N_round_R.py`, which sorts next to its round-1 sibling.
+//! - A prompt with no records (filtered out, or never reached before an
+//!   interruption) is omitted from every output: a 0/0 line would read as
+//!   0 % accuracy and could win or lose a gate it never took part in.
+//!   `complete: false` (INCOMPLETE) says the run stopped early.
+//! - Records of a prompt missing from `RunInfo::prompts` are kept, after the
+//!   suite's prompts, in first-seen order: no result is silently dropped.
+//! - Two records with the same [`CaseId`](crate::case::CaseId) count once (the
+//!   later one wins), so a resumed journal cannot inflate totals.
+//! - A prompt's folder is its name when that is a safe single path component;
+//!   otherwise (or when it would collide with `report/`) a sanitised name.
+
+mod models;
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::prompt_results::{self, Tally};
+use crate::case::CaseRecord;
+use crate::results::groups::{group_records, groups, unknown_prompts};
+use crate::results::run_folder::{self, write_derived};
+use crate::results::{Cases, PromptGroup, RunInfo, RunSummary, Summary};
+
+use super::render::{Labels, files, html, junit, python};
+
+/// Where the report files were written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub summary_json: PathBuf,
+    pub quick_view: PathBuf,
+    pub detailed_report: PathBuf,
+    pub summary_csv: PathBuf,
+    pub cases_csv: PathBuf,
+    /// report/junit.xml: one testcase per case, for CI test views.
+    pub junit_xml: PathBuf,
+    /// report/partial_order.csv, in a run of prompt variants.
+    pub partial_order_csv: Option<PathBuf>,
+    /// Every `<prompt>/question_N[_round_R].py`, in report order.
+    pub case_files: Vec<PathBuf>,
+}
+
+/// Writes summary.json, report/detailed_report.json, report/summary.csv,
+/// report/cases.csv, `<prompt>/question_N.py` and quick_view.html into
+/// `run_dir`, which must exist, from records held in memory.
+pub fn write_all(
+    run_dir: &Path,
+    info: &RunInfo,
+    records: &[CaseRecord],
+) -> std::io::Result<(Summary, Written)> {
+    let groups = group_records(info, records);
+    write(run_dir, info, &groups, &Records::Memory)
+}
+
+/// The same files from the run folder's journal, one record at a time: a
+/// run of any size never holds every reply, prompt and output at once.
+/// A multi-model run gets each model's report in its folder and the
+/// run's [`ModelsSummary`] across them.
+pub fn write_from_journal(
+    run_dir: &Path,
+    info: &RunInfo,
+) -> std::io::Result<(RunSummary, Written)> {
+    let index = crate::record::journal::index(run_dir)?;
+    if !info.models.is_empty() {
+        let (summary, written) =
+            models::write_models(run_dir, info, &index.entries, &index.templates)?;
+        return Ok((RunSummary::Models(summary), written));
+    }
+    let extra = unknown_prompts(
+        info,
+        index
+            .templates
+            .iter()
+            .map(|(prompt, template)| (prompt.as_str(), template.as_str())),
+    );
+    let located = index
+        .entries
+        .iter()
+        .map(|e| (&e.case, (e.offset, e.len)))
+        .collect();
+    let groups = groups(info, extra, located, Cases::Journal);
+    let reader = crate::record::journal::Reader::open(run_dir)?;
+    let (summary, written) = write(run_dir, info, &groups, &Records::Journal(reader))?;
+    Ok((RunSummary::OneModel(summary), written))
+}
+
+/// Where a group's records are read from.
+enum Records {
+    Memory,
+    Journal(crate::record::journal::Reader),
+}
+
+impl Records {
+    /// Calls `f` with each record of `group`, in report order.
+    fn each(
+        &self,
+        group: &PromptGroup,
+        mut f: impl FnMut(&CaseRecord) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        match (&group.cases, self) {
+            (Cases::Memory(cases), _) => cases.iter().try_for_each(|c| f(c)),
+            (Cases::Journal(at), Records::Journal(reader)) => at
+                .iter()
+                .try_for_each(|&(offset, len)| f(&reader.record_at(offset, len)?)),
+            (Cases::Journal(_), Records::Memory) => Err(std::io::Error::other(
+                "internal error: journal cases without a journal",
+            )),
+        }
+    }
+}
+
+/// Tallies every group (first pass), then writes every file (second pass).
+fn write(
+    run_dir: &Path,
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+) -> std::io::Result<(Summary, Written)> {
+    let summary = summarize(info, groups, records, |_| {})?;
+    let written = write_files(run_dir, info, groups, records, &summary)?;
+    Ok((summary, written))
+}
+
+/// The first pass: every group's records tallied into one model's summary.
+/// `also` sees each record too, so a step that needs more from the records
+/// (a multi-model run's outcomes) takes it from the same pass.
+fn summarize(
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+    mut also: impl FnMut(&CaseRecord),
+) -> std::io::Result<Summary> {
+    let mut tallies = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut tally = Tally::default();
+        records.each(group, |r| {
+            tally.add(r);
+            also(r);
+            Ok(())
+        })?;
+        tallies.push(tally);
+    }
+    let names: Vec<&str> = groups.iter().map(|g| g.name).collect();
+    Ok(prompt_results::summarize(info, &names, &tallies))
+}
+
+/// The second pass: every file of one model's report, each written once,
+/// from its finished summary.
+fn write_files(
+    run_dir: &Path,
+    info: &RunInfo,
+    groups: &[PromptGroup],
+    records: &Records,
+    summary: &Summary,
+) -> std::io::Result<Written> {
+    let report_dir = run_dir.join("report");
+    std::fs::create_dir_all(&report_dir)?;
+    let summary_json = run_dir.join(run_folder::SUMMARY);
+    run_folder::write_json(&summary_json, summary)?;
+    let summary_csv = report_dir.join("summary.csv");
+    files::write_summary_csv(&summary_csv, summary)?;
+    let partial_order_csv =
+        (!summary.partial_order.is_empty()).then(|| report_dir.join("partial_order.csv"));
+    if let Some(path) = &partial_order_csv {
+        files::write_partial_order_csv(path, summary)?;
+    }
+    let mut per_case = PerCaseFiles::create(run_dir, info, summary)?;
+    let case_files = per_case.stream(run_dir, info, groups, records, summary)?;
+    Ok(Written {
+        summary_json,
+        summary_csv,
+        partial_order_csv,
+        case_files,
+        ..per_case.finish()?
+    })
+}
+
+/// The files written a case at a time: detailed_report.json, cases.csv,
+/// quick_view.html and junit.xml (the `.py` files go through a thread).
+struct PerCaseFiles {
+    detailed: files::DetailedWriter,
+    cases: files::CasesCsv,
+    page: html::PageWriter,
+    junit: junit::JunitWriter,
+    paths: Written,
+}
+
+impl PerCaseFiles {
+    fn create(run_dir: &Path, info: &RunInfo, summary: &Summary) -> std::io::Result<Self> {
+        let report_dir = run_dir.join("report");
+        let paths = Written {
+            summary_json: PathBuf::new(),
+            quick_view: run_dir.join("quick_view.html"),
+            detailed_report: report_dir.join("detailed_report.json"),
+            summary_csv: PathBuf::new(),
+            cases_csv: report_dir.join("cases.csv"),
+            junit_xml: report_dir.join("junit.xml"),
+            partial_order_csv: None,
+            case_files: Vec::new(),
+        };
+        Ok(PerCaseFiles {
+            detailed: files::DetailedWriter::create(
+                &paths.detailed_report,
+                info,
+                summary.finished_cases,
+            )?,
+            cases: files::CasesCsv::create(&paths.cases_csv)?,
+            page: html::PageWriter::create(&paths.quick_view, info, summary)?,
+            junit: junit::JunitWriter::new(info),
+            paths,
+        })
+    }
+
+    /// Streams every group's records into the files, and each case's `.py`
+    /// file to a second thread: creating a thousand files is most of a
+    /// report's time (inode allocation), and the run's other cores are idle
+    /// by now. The channel is bounded, so at most a few records are held
+    /// at once. Returns the `.py` files written.
+    fn stream(
+        &mut self,
+        run_dir: &Path,
+        info: &RunInfo,
+        groups: &[PromptGroup],
+        records: &Records,
+        summary: &Summary,
+    ) -> std::io::Result<Vec<PathBuf>> {
+        let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
+        std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
+            let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
+                let mut written = Vec::new();
+                for (path, text) in cases_to_write {
+                    write_derived(&path, text.as_bytes())?;
+                    written.push(path);
+                }
+                Ok(written)
+            });
+            let labels = Labels::of(info.language);
+            let mut main = || -> std::io::Result<()> {
+                for group in groups {
+                    self.detailed.start_prompt(group)?;
+                    self.junit.start_prompt(group.name);
+                    self.page.start_prompt(group, summary)?;
+                    let dir = run_dir.join(&group.dir);
+                    std::fs::create_dir_all(&dir)?;
+                    records.each(group, |r| {
+                        self.detailed.case(r)?;
+                        self.cases.case(r)?;
+                        self.junit.case(r);
+                        self.page.case(group, r)?;
+                        // A closed channel means the writer failed: its
+                        // error is the one reported below.
+                        let _ = to_writer.send(python::case_file(&dir, r, labels));
+                        Ok(())
+                    })?;
+                    self.detailed.end_prompt()?;
+                    self.junit.end_prompt();
+                }
+                Ok(())
+            };
+            let streamed = main();
+            drop(to_writer);
+            let files = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
+            streamed?;
+            files
+        })
+    }
+
+    /// Closes every file; their paths.
+    fn finish(self) -> std::io::Result<Written> {
+        self.detailed.finish()?;
+        self.cases.finish()?;
+        self.page.finish()?;
+        self.junit.finish(&self.paths.junit_xml)?;
+        Ok(self.paths)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::render::table::model_table;
+    use crate::results::fixtures::{info, three_by_three};
+
+    #[test]
+    fn write_all_writes_the_spec_layout_beside_the_journal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (summary, written) =
+            write_all(dir.path(), &info(1), &three_by_three()).expect("written");
+        if let Ok(keep) = std::env::var("PROMPTEVAL_KEEP_REPORT") {
+            let _ = std::fs::remove_dir_all(&keep);
+            let _ = std::process::Command::new("cp")
+                .args(["-r"])
+                .arg(dir.path())
+                .arg(&keep)
+                .status();
+            println!("{}", model_table(&summary, Labels::of(info(1).language)));
+        }
+        for rel in [
+            "summary.json",
+            "quick_view.html",
+            "report/detailed_report.json",
+            "report/summary.csv",
+            "report/cases.csv",
+            "prompt1/question_1.py",
+            "prompt3/question_3.py",
+        ] {
+            assert!(dir.path().join(rel).is_file(), "{rel} missing");
+        }
+        assert_eq!(written.case_files.len(), 9);
+        assert_eq!(written.summary_json, dir.path().join("summary.json"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("report"))
+            .expect("report dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temp files left behind");
+    }
+}

@@ -1,0 +1,20 @@
+//! What a run's results are, as data: run_info.json ([`RunInfo`]), one
+//! model's summary.json ([`Summary`]), the figures a multi-model run or a
+//! run of prompt variants adds ([`figures`]), the records of one prompt in
+//! report order ([`groups`]), and the run folder's files ([`run_folder`]).
+//! No computation beyond rounding: `crate::analysis` computes these, and
+//! `crate::report` renders and writes them.
+
+pub mod figures;
+#[cfg(test)]
+pub(crate) mod fixtures;
+pub(crate) mod groups;
+pub mod run_folder;
+pub mod run_info;
+pub mod summary;
+
+pub use figures::*;
+pub(crate) use groups::{Cases, PromptGroup};
+pub use run_info::{ModelRun, NOT_ASKED, RunInfo};
+pub(crate) use summary::round_to;
+pub use summary::{MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};

@@ -1,0 +1,124 @@
+//! run_info.json: the facts about a run that no case record holds (what
+//! every report file is written from besides the journal), and the models
+//! of a multi-model run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ask::cache::CacheStats;
+use crate::case::Unevaluated;
+
+pub(crate) fn one() -> u32 {
+    1
+}
+
+/// Facts about the run that are not in any single case record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Folder name, e.g. `test_20250814_012345`.
+    pub test_id: String,
+    /// Local start time, `2025-08-14T01:23:45` (spec §8.3).
+    pub timestamp: String,
+    pub total_execution_time: f64,
+    pub suite: String,
+    pub model: String,
+    /// "ollama", "openai" or "replay", plus the endpoint.
+    pub backend: String,
+    pub endpoint: String,
+    pub rounds: u32,
+    /// Replies drawn per case (`samples`).
+    #[serde(default = "one")]
+    pub samples: u32,
+    /// Prompt names in suite order, with their templates.
+    pub prompts: Vec<(String, String)>,
+    pub question_count: usize,
+    /// Cases planned (after filters); fewer records than this means not all ran.
+    pub planned_cases: usize,
+    /// False when the run was interrupted: the report is marked incomplete.
+    pub complete: bool,
+    /// The sandbox isolation in force (see `sandbox::Isolation`).
+    pub isolation: serde_json::Value,
+    /// Per-prompt accuracy thresholds in percent, when a gate is configured.
+    pub thresholds: BTreeMap<String, f64>,
+    /// Selected cases the run did not evaluate (no matching recording):
+    /// counted and flagged per prompt, in no accuracy.
+    #[serde(default)]
+    pub not_evaluated: Vec<Unevaluated>,
+    /// Response-cache hits and misses of this run; `None` when the cache
+    /// was off or the run replayed recordings.
+    #[serde(default)]
+    pub cache: Option<CacheStats>,
+    /// Question id -> its prompt variant, for the questions that are one
+    /// (a run with `[variants]`): what the curves are drawn from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variants: BTreeMap<String, crate::suite::variants::Variant>,
+    /// The k of the pass@k figures (`pass_at_k` in harness.toml).
+    #[serde(default = "default_pass_at_k")]
+    pub pass_at_k: Vec<usize>,
+    /// The labels of the views a person reads (`language`).
+    #[serde(default)]
+    pub language: crate::config::Language,
+    /// The models of a multi-model run, in order; empty for one model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelRun>,
+    /// The suite's question ids in order (a multi-model run's robustness
+    /// figures line the models' outcomes up by them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub question_ids: Vec<String>,
+    /// Question id -> its `kind` (algorithm, indentation, bugfix, ...), for the
+    /// questions that have one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kinds: BTreeMap<String, String>,
+}
+
+/// `ModelRun::backend` of a model its run did not ask: it could not be
+/// asked, or the filters (or a shard) left none of its cases.
+pub const NOT_ASKED: [&str; 2] = ["none", "not selected"];
+
+/// One model of a multi-model run, as the run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRun {
+    pub name: String,
+    /// "ollama", "openai" or "replay"; "none" when it could not be asked,
+    /// "not selected" when the filters left none of its cases.
+    pub backend: String,
+    pub endpoint: String,
+    /// Why it could not be asked (its cases are not evaluated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// Per-prompt accuracy thresholds in percent for this model.
+    #[serde(default)]
+    pub thresholds: BTreeMap<String, f64>,
+    /// Its planned cases (evaluated or not).
+    #[serde(default)]
+    pub planned_cases: usize,
+}
+
+impl ModelRun {
+    /// Whether its run asked its server (so `backend` and `endpoint` say
+    /// where its replies came from).
+    pub fn was_asked(&self) -> bool {
+        self.unavailable.is_none() && !NOT_ASKED.contains(&self.backend.as_str())
+    }
+}
+
+fn default_pass_at_k() -> Vec<usize> {
+    crate::config::DEFAULT_PASS_AT_K.to_vec()
+}
+
+impl RunInfo {
+    /// One model's share of a multi-model run, as a one-model run's info.
+    pub fn of_model(&self, model: &ModelRun) -> RunInfo {
+        let mut info = self.clone();
+        info.model = model.name.clone();
+        info.backend = model.backend.clone();
+        info.endpoint = model.endpoint.clone();
+        info.thresholds = model.thresholds.clone();
+        info.planned_cases = model.planned_cases;
+        info.not_evaluated
+            .retain(|u| u.case.model.as_deref() == Some(model.name.as_str()));
+        info.models = Vec::new();
+        info
+    }
+}
