@@ -87,8 +87,7 @@ impl Plan {
             None => None,
         };
         if let Some(m) = &manifest {
-            config.suite = m.suite.clone();
-            config.suite_is_default = false;
+            config.resume(&m.resumed_run());
         }
         let suite = Suite::load(&config.suite).map_err(|e| match config.unset_suite_hint(cwd) {
             Some(hint) => crate::suite::SuiteError {
@@ -97,25 +96,7 @@ impl Plan {
             },
             None => e,
         })?;
-        let suite_settings = config.apply_suite(&suite.settings, env);
-        if let Some(m) = &manifest {
-            // A resumed run finishes what it started, whatever the environment says now.
-            config.model = m.model.clone();
-            config.rounds = m.rounds;
-            config.samples = m.samples;
-            config.models = m
-                .models
-                .iter()
-                .map(|name| {
-                    config
-                        .models
-                        .iter()
-                        .find(|e| &e.name == name)
-                        .cloned()
-                        .unwrap_or_else(|| crate::config::ModelEntry::named(name))
-                })
-                .collect();
-        }
+        let suite_settings = config.apply_suite(&suite.settings);
         config.settle_models();
         let suite = variants::suite_for(&config, suite, listing, resume_dir.as_deref())?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();

@@ -9,7 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BackendKind, Config, ConfigError, Endpoint, normalise_ollama_host};
+use super::schema::{BackendKind, Config, Endpoint, normalise_ollama_host};
+use super::think::Think;
 
 /// One `[[models]]` table: the server's model name and what differs for it.
 /// Every key but `name` is optional and defaults to the run's value.
@@ -51,7 +52,7 @@ pub struct ModelEntry {
     pub keep_alive: Option<String>,
     /// This entry's `think` (think.rs), over `[llm] think`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub think: Option<super::Think>,
+    pub think: Option<Think>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,129 +170,10 @@ impl Config {
             *self = self.for_model(&only.clone());
         }
     }
-
-    /// `PROMPTEVAL_MODELS=a,b` (these models, each with its `[[models]]`
-    /// table if it has one, else the run's server) and `PROMPTEVAL_MODEL=x`
-    /// (that one model, with its table's keys if it has one).
-    pub(super) fn apply_model_env(
-        &mut self,
-        models: Option<String>,
-        model: Option<String>,
-    ) -> Result<(), ConfigError> {
-        let table = |name: &str, models: &[ModelEntry]| {
-            models
-                .iter()
-                .find(|m| m.label() == name)
-                .or_else(|| models.iter().find(|m| m.name == name))
-                .cloned()
-                .unwrap_or_else(|| ModelEntry::named(name))
-        };
-        match (models, model) {
-            (Some(list), Some(one)) => Err(ConfigError::Env {
-                var: "PROMPTEVAL_MODELS",
-                value: list,
-                message: format!(
-                    "PROMPTEVAL_MODEL={one} is set too; set one of them (PROMPTEVAL_MODEL for one model, PROMPTEVAL_MODELS=a,b for several)"
-                ),
-            }),
-            (Some(list), None) => {
-                let names: Vec<&str> = list.split(',').map(str::trim).collect();
-                if names.iter().any(|n| n.is_empty()) {
-                    return Err(ConfigError::Env {
-                        var: "PROMPTEVAL_MODELS",
-                        value: list.clone(),
-                        message: "expected model names separated by commas, e.g. PROMPTEVAL_MODELS=qwen2.5-coder:1.5b,qwen2.5-coder:0.5b".into(),
-                    });
-                }
-                if let Some(twice) = duplicate(names.iter().copied()) {
-                    return Err(ConfigError::Env {
-                        var: "PROMPTEVAL_MODELS",
-                        value: list.clone(),
-                        message: format!("`{twice}` is named twice; name each model once"),
-                    });
-                }
-                self.models = names.iter().map(|n| table(n, &self.models)).collect();
-                if let [only] = names.as_slice() {
-                    self.model = only.to_string();
-                }
-                Ok(())
-            }
-            (None, Some(one)) => {
-                let one = one.trim().to_string();
-                self.models = match self
-                    .models
-                    .iter()
-                    .any(|m| m.label() == one || m.name == one)
-                {
-                    true => vec![table(&one, &self.models)],
-                    false => Vec::new(),
-                };
-                self.model = one;
-                Ok(())
-            }
-            (None, None) => Ok(()),
-        }
-    }
-
-    /// Each table names a model, once.
-    pub(super) fn check_models(&self) -> Result<(), String> {
-        if let Some((i, _)) = self
-            .models
-            .iter()
-            .enumerate()
-            .find(|(_, m)| m.name.trim().is_empty())
-        {
-            return Err(format!(
-                "[[models]] number {} has no `name`; set it to the model's name on its server, e.g. name = \"qwen2.5-coder:1.5b\"",
-                i + 1
-            ));
-        }
-        if let Some(m) = self
-            .models
-            .iter()
-            .find(|m| m.label.as_deref().is_some_and(|l| l.trim().is_empty()))
-        {
-            return Err(format!(
-                "[[models]] `{}` has an empty `label`; leave it out (the label is then the name) or name the entry, e.g. label = \"{}-high\"",
-                m.name, m.name
-            ));
-        }
-        if let Some(twice) = duplicate(self.models.iter().map(ModelEntry::label)) {
-            return Err(format!(
-                "[[models]] names `{twice}` twice; give each table its own `label` (one model at two settings: label = \"{twice}-low\" and label = \"{twice}-high\")"
-            ));
-        }
-        if let Some(m) = self.models.iter().find(|m| m.concurrency == Some(0)) {
-            return Err(format!(
-                "[[models]] `{}`: concurrency must be at least 1 (its server's parallel slots)",
-                m.name
-            ));
-        }
-        if let Some(m) = self.models.iter().find(|m| {
-            m.endpoints
-                .iter()
-                .any(|e| e.slots == 0 || e.url.trim().is_empty())
-        }) {
-            return Err(format!(
-                "[[models]] `{}`: each of its endpoints needs a url and slots >= 1",
-                m.name
-            ));
-        }
-        if let Some(m) = self
-            .models
-            .iter()
-            .find(|m| m.url.is_some() && !m.endpoints.is_empty())
-        {
-            return Err(format!(
-                "[[models]] `{}` sets both `url` and `endpoints`; keep one (endpoints: several servers of the model)",
-                m.name
-            ));
-        }
-        Ok(())
-    }
 }
 
-fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+/// The first name that comes twice.
+pub(super) fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut seen = std::collections::HashSet::new();
     names.into_iter().find(|n| !seen.insert(*n))
 }
