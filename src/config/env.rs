@@ -9,9 +9,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 use super::error::ConfigError;
-use super::model_tables::{ModelEntry, duplicate};
+use super::model_tables::duplicate;
 use super::percent::Percent;
-use super::schema::{BackendKind, Config, Language, normalise_ollama_host};
+use super::schema::{BackendKind, Config, Language, ModelEntry, normalise_ollama_host};
 use super::think::Think;
 
 /// Reads the environment through a function so tests need not mutate the

@@ -10,8 +10,11 @@ use serde::Deserialize;
 use super::env::Env;
 use super::error::ConfigError;
 use super::locations::{key_lines, line_of_offset, line_of_offset_bytes};
-use super::model_tables::ModelEntry;
-use super::schema::*;
+use super::schema::{
+    BackendKind, Config, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
+    DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint, GateConfig, HistoryConfig,
+    Language, LlmConfig, ModelEntry, SandboxConfig, VariantsConfig, normalise_ollama_host,
+};
 use super::sources::Sources;
 
 /// The file format: every field optional, unknown keys rejected.

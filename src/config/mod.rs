@@ -6,8 +6,8 @@
 //! - `file.rs`: the config file, parsed once; `locations.rs`: the line of
 //!   each of its keys, from the TOML parser's spans;
 //! - `env.rs`: the environment's layer;
-//! - `sources.rs`: where each value was decided, and the later layers (a
-//!   suite's settings, a resumed run's folder);
+//! - `layers.rs`: the later layers (a suite's settings, a resumed run's
+//!   folder); `sources.rs`: where each value was decided;
 //! - `validate.rs`: whether the settings make a run;
 //! - `model_tables.rs`: `[[models]]`, one configuration per model;
 //!   `think.rs`, `percent.rs`: two kinds of value.
@@ -23,6 +23,7 @@ use std::path::Path;
 mod env;
 mod error;
 mod file;
+mod layers;
 mod locations;
 mod model_tables;
 mod percent;
@@ -33,8 +34,9 @@ mod validate;
 
 pub use env::{Env, ProcessEnv};
 pub use error::ConfigError;
+pub use layers::ResumedRun;
 pub use locations::line_of_offset;
-pub use model_tables::{ModelEntry, server_key};
+pub use model_tables::server_key;
 pub use percent::{Percent, PercentError};
 pub use schema::{
     BackendKind, Config, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
@@ -42,7 +44,7 @@ pub use schema::{
     Language, LlmConfig, ModelGate, RunSettings, SandboxConfig, VariantsConfig, WriterConfig,
     normalise_ollama_host,
 };
-pub use sources::{Key, ResumedRun, Source, Sources};
+pub use sources::{Key, Source, Sources};
 pub use think::{Level, Think};
 
 impl Config {

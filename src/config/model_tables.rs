@@ -7,73 +7,7 @@
 //! run exactly as before: case names, keys, folders and summary.json do not
 //! change. Two or more make a multi-model run.
 
-use serde::{Deserialize, Serialize};
-
-use super::schema::{BackendKind, Config, Endpoint, normalise_ollama_host};
-use super::think::Think;
-
-/// One `[[models]]` table: the server's model name and what differs for it.
-/// Every key but `name` is optional and defaults to the run's value.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelEntry {
-    /// The model name as its server knows it (Ollama tag, OpenAI model id).
-    pub name: String,
-    /// What the run calls this entry (default: `name`): case names,
-    /// folders, summary.json's `models`, the gate's `[gate.models."<label>"]`,
-    /// snapshots and the cache. Two tables may share a `name` (one model at
-    /// two `think` levels, say) under different labels.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backend: Option<BackendKind>,
-    /// Its server: an OpenAI-compatible base URL (`.../v1`) or an Ollama
-    /// host, per its backend.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Several servers of this model, sharing its cases (like the run's
-    /// `[[endpoints]]`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub endpoints: Vec<Endpoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_info: Option<String>,
-    /// Its server's parallel slots (requests in flight).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub concurrency: Option<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub num_ctx: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub num_predict: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keep_alive: Option<String>,
-    /// This entry's `think` (think.rs), over `[llm] think`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub think: Option<Think>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_secs: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue_timeout_secs: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_prompt: Option<String>,
-}
-
-impl ModelEntry {
-    /// The entry's name in the run: its `label`, else its `name`.
-    pub fn label(&self) -> &str {
-        self.label.as_deref().unwrap_or(&self.name)
-    }
-
-    pub fn named(name: &str) -> ModelEntry {
-        ModelEntry {
-            name: name.to_string(),
-            ..ModelEntry::default()
-        }
-    }
-}
+use super::schema::{BackendKind, Config, ModelEntry, normalise_ollama_host};
 
 impl Config {
     /// The model's name on its server (a labelled table's `name`).

@@ -8,6 +8,11 @@ fn load(env: &dyn Env, toml: Option<&str>) -> Result<Config, ConfigError> {
     Config::load(env, dir.path())
 }
 
+/// The message of the error loading `toml` under `env` gives.
+fn refused(env: &dyn Env, toml: Option<&str>) -> String {
+    load(env, toml).unwrap_err().to_string()
+}
+
 #[test]
 fn defaults_without_a_file() {
     let c = load(&[("X", "")], None).unwrap();
@@ -77,16 +82,12 @@ fn samples_and_variants_come_from_the_file_or_the_environment() {
     assert!(c.variants.enabled);
     assert_eq!(c.variants.seed, 7);
     assert_eq!(c.variants.writer.model.as_deref(), Some("w"));
-    let e = load(&[("PROMPTEVAL_SAMPLES", "0")], None)
-        .unwrap_err()
-        .to_string();
+    let e = refused(&[("PROMPTEVAL_SAMPLES", "0")], None);
     assert!(
         e.contains("PROMPTEVAL_SAMPLES") && e.contains("at least one"),
         "{e}"
     );
-    let e = load(&[("X", "")], Some("samples = 0\n"))
-        .unwrap_err()
-        .to_string();
+    let e = refused(&[("X", "")], Some("samples = 0\n"));
     assert!(e.contains("`samples`"), "{e}");
     // The repository's harness.toml documents the defaults.
     let shipped = Config::load(&[("X", "")], Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -103,12 +104,10 @@ fn endpoints_set_the_concurrency_to_their_slots() {
     .unwrap();
     assert_eq!(c.concurrency, 9);
     assert_eq!(c.endpoints.len(), 2);
-    let e = load(
+    let e = refused(
         &[("X", "")],
         Some("[[endpoints]]\nurl = \"http://a\"\nslots = 0\n"),
-    )
-    .unwrap_err()
-    .to_string();
+    );
     assert!(e.contains("slots >= 1"), "{e}");
 }
 
@@ -340,19 +339,15 @@ fn a_resumed_run_keeps_what_it_set_out_to_do_over_the_suite() {
 
 #[test]
 fn a_setting_the_file_got_wrong_is_told_at_its_line() {
-    let e = load(
+    let e = refused(
         &[("X", "")],
         Some("model = \"m\"\n\n[llm]\ntimeout_secs = 0\n"),
-    )
-    .unwrap_err()
-    .to_string();
+    );
     assert!(
         e.contains("harness.toml:4:") && e.contains("llm.timeout_secs"),
         "{e}"
     );
-    let e = load(&[("X", "")], Some("model = \"m\"\nsamples = 0\n"))
-        .unwrap_err()
-        .to_string();
+    let e = refused(&[("X", "")], Some("model = \"m\"\nsamples = 0\n"));
     assert!(e.contains("harness.toml:2:"), "{e}");
 }
 

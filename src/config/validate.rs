@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::ConfigError;
-use super::model_tables::{ModelEntry, duplicate};
-use super::schema::{Config, DEFAULT_SUITE};
+use super::model_tables::duplicate;
+use super::schema::{Config, DEFAULT_SUITE, ModelEntry};
 
 impl Config {
     /// The config file's path, or `harness.toml` when there is none.
