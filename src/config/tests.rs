@@ -191,13 +191,13 @@ fn a_fraction_threshold_is_refused_with_the_percentage_meant() {
 
 #[test]
 fn a_gate_key_naming_no_prompt_is_an_error_with_the_names() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("harness.toml"),
-        "model = \"m\"\n[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt2 = 70\npromt1 = 80\n",
+    let c = load(
+        &[("X", "")],
+        Some(
+            "model = \"m\"\n[gate]\nmin_accuracy = 50\n[gate.prompts]\nprompt2 = 70\npromt1 = 80\n",
+        ),
     )
     .unwrap();
-    let c = Config::load(&[("X", "")], dir.path()).unwrap();
     let e = c
         .check_gate_prompts(&["prompt1", "prompt2", "prompt3"])
         .unwrap_err()
@@ -353,13 +353,11 @@ fn a_setting_the_file_got_wrong_is_told_at_its_line() {
 
 #[test]
 fn gate_keys_are_located_in_dotted_and_per_model_tables() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("harness.toml"),
-        "model = \"m\"\n[gate]\nprompts.promt1 = 80\n[gate.models.\"m\".prompts]\np = 1.5\n",
+    let c = load(
+        &[("X", "")],
+        Some("model = \"m\"\n[gate]\nprompts.promt1 = 80\n[gate.models.\"m\".prompts]\np = 1.5\n"),
     )
     .unwrap();
-    let c = Config::load(&[("X", "")], dir.path()).unwrap();
     let e = c
         .check_gate_prompts(&["prompt1", "p"])
         .unwrap_err()
@@ -376,12 +374,11 @@ fn gate_keys_are_located_in_dotted_and_per_model_tables() {
         e.contains("harness.toml:5:") && e.contains("gate.models.\"m\".prompts"),
         "{e}"
     );
-    std::fs::write(
-        dir.path().join("harness.toml"),
-        "model = \"m\"\n\n[gate.models.\"n\"]\nmin_accuracy = 50\n",
+    let c = load(
+        &[("X", "")],
+        Some("model = \"m\"\n\n[gate.models.\"n\"]\nmin_accuracy = 50\n"),
     )
     .unwrap();
-    let c = Config::load(&[("X", "")], dir.path()).unwrap();
     let e = c.check_gate_prompts(&["p"]).unwrap_err().to_string();
     assert!(
         e.contains("harness.toml:3:") && e.contains("gate.models.\"n\""),
