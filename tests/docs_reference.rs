@@ -4,7 +4,7 @@
 //! - every `"PROMPTEVAL_..."` string literal under `src/`, and every other
 //!   variable read by name (`var("HOME")`), is a row of its environment
 //!   tables; every variable documented there is read somewhere;
-//! - every key of harness.toml's serde structs (`src/config/mod.rs`, walked
+//! - every key of harness.toml's serde structs (`src/config/`, walked
 //!   from `ConfigFile`, honouring `rename`, `alias`, `flatten` and `skip`)
 //!   is a row of its harness.toml tables, and every row's key is accepted by
 //!   the library's own loader (`Config::load`), which rejects unknown keys;
@@ -469,8 +469,10 @@ fn every_documented_prompteval_variable_is_read_somewhere() {
 // --- (b) harness.toml ------------------------------------------------------
 
 fn config_structs() -> BTreeMap<String, Vec<Field>> {
-    let mut known = structs(&read("src/config/mod.rs"), true);
-    known.extend(structs(&read("src/config/models.rs"), true));
+    let mut known = BTreeMap::new();
+    for path in files("src/config", ".rs") {
+        known.extend(structs(&std::fs::read_to_string(path).unwrap(), true));
+    }
     known
 }
 

@@ -17,7 +17,7 @@ use libtest_mimic::{Arguments, Completion, Failed, FormatSetting, Trial};
 use crate::case::CaseId;
 use crate::config::{Env, ProcessEnv};
 use crate::session::schedule::TrialOutcome;
-use crate::session::{Plan, Session, SetupError};
+use crate::session::{RunPlan, Session, SetupError};
 use crate::suite::Suite;
 use crate::terminal::console::{fatal, in_ci};
 use crate::terminal::output::{Console, Event, JobSummary, Output, Sink};
@@ -82,7 +82,7 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
         path: ".".into(),
         message: format!("cannot read the working directory: {e}"),
     })?;
-    let mut plan = Plan::load(&ProcessEnv, &cwd, args.list)?;
+    let mut plan = RunPlan::load(&ProcessEnv, &cwd)?;
     init_logging(&plan.config.log, out.clone());
     plan.planned = apply_prompt_filter(args, &plan.suite, std::mem::take(&mut plan.planned));
     let cap = args.test_threads.or(plan.config.test_threads);

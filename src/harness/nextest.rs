@@ -24,7 +24,7 @@ use libtest_mimic::{Arguments, Completion, Trial};
 use crate::case::CaseId;
 use crate::config::Env;
 use crate::session::schedule::TrialOutcome;
-use crate::session::{Plan, Session, SetupError};
+use crate::session::{RunPlan, Session, SetupError};
 use crate::terminal::output::{Event, Output};
 
 const POLL: Duration = Duration::from_millis(200);
@@ -44,7 +44,7 @@ impl Env for Resuming {
 /// Runs this process's case under nextest; `plan` was loaded for it.
 pub fn run(
     args: &Arguments,
-    plan: Plan,
+    plan: RunPlan,
     cwd: &Path,
     out: &Arc<Output>,
 ) -> Result<ExitCode, SetupError> {
@@ -94,16 +94,16 @@ pub fn run(
 fn coordinate(
     shared: &Path,
     cwd: &Path,
-    plan: Option<Plan>,
+    plan: Option<RunPlan>,
     out: &Arc<Output>,
 ) -> Result<(), SetupError> {
     let started = std::fs::read_to_string(shared.join("run"))
         .ok()
         .map(PathBuf::from);
     let plan = match (&started, plan) {
-        (Some(dir), _) => Plan::load(&Resuming(dir.clone()), cwd, false)?,
+        (Some(dir), _) => RunPlan::load(&Resuming(dir.clone()), cwd)?,
         (None, Some(plan)) => plan,
-        (None, None) => Plan::load(&crate::config::ProcessEnv, cwd, false)?,
+        (None, None) => RunPlan::load(&crate::config::ProcessEnv, cwd)?,
     };
     out.emit(Event::UnderNextest {
         cases: plan.planned.len(),

@@ -57,32 +57,21 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
-impl From<ConfigError> for SetupError {
-    fn from(e: ConfigError) -> Self {
-        SetupError::Config(e)
-    }
+/// `?` on each boundary's own error: the variant that holds it.
+macro_rules! setup_error_from {
+    ($($variant:ident($error:ty)),* $(,)?) => {$(
+        impl From<$error> for SetupError {
+            fn from(e: $error) -> Self {
+                SetupError::$variant(e)
+            }
+        }
+    )*};
 }
 
-impl From<SuiteError> for SetupError {
-    fn from(e: SuiteError) -> Self {
-        SetupError::Suite(e)
-    }
-}
-
-impl From<ShardError> for SetupError {
-    fn from(e: ShardError) -> Self {
-        SetupError::Shard(e)
-    }
-}
-
-impl From<ProgressSettingError> for SetupError {
-    fn from(e: ProgressSettingError) -> Self {
-        SetupError::Progress(e)
-    }
-}
-
-impl From<SandboxError> for SetupError {
-    fn from(e: SandboxError) -> Self {
-        SetupError::Sandbox(e)
-    }
-}
+setup_error_from!(
+    Config(ConfigError),
+    Suite(SuiteError),
+    Shard(ShardError),
+    Progress(ProgressSettingError),
+    Sandbox(SandboxError),
+);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::SetupError;
 use crate::case::{CaseId, Unevaluated};
+use crate::config::ResumedRun;
 
 const MANIFEST: &str = "run.json";
 
@@ -39,6 +40,19 @@ pub struct RunManifest {
 
 fn one() -> u32 {
     1
+}
+
+impl RunManifest {
+    /// What the run set out to do, which a resume keeps.
+    pub fn resumed_run(&self) -> ResumedRun {
+        ResumedRun {
+            suite: self.suite.clone(),
+            model: self.model.clone(),
+            models: self.models.clone(),
+            rounds: self.rounds,
+            samples: self.samples,
+        }
+    }
 }
 
 /// Checked before the connection test, so a bad result folder is reported

@@ -1,9 +1,10 @@
 //! One run, in three steps with nothing shared but plain data:
 //!
-//! 1. [`Plan::load`]: configuration, suite and the planned cases (no side
-//!    effects; `--list` stops here).
-//! 2. [`Session::start`]: sandbox, backend (connection test or replay
-//!    matching), run folder, journal, and the scheduler with its two pools.
+//! 1. [`RunPlan::load`]: configuration, suite and the planned cases; it
+//!    reads files and the environment only (`--list` stops here).
+//! 2. [`Session::start`]: the prompt variants' texts from the writer model,
+//!    sandbox, backend (connection test or replay matching), run folder,
+//!    journal, and the scheduler with its two pools.
 //! 3. [`Session::finish`]: report from the journal, table, gate, exit status.
 //!
 //! Only `harness` knows libtest: it selects cases with libtest's filters,
@@ -12,8 +13,9 @@
 mod error;
 mod folder;
 pub mod merge;
-mod models;
+mod model_sources;
 pub mod pipeline;
+mod run_plan;
 pub mod schedule;
 mod source;
 mod variants;
@@ -27,280 +29,23 @@ use std::time::Instant;
 
 pub use error::SetupError;
 use folder::RunManifest;
-use models::{Opened, lane_plan, open_models};
+use model_sources::{Opened, lanes, open_models};
+pub use run_plan::{Resume, Retried, Retry, RunPlan};
 
 use crate::ask::backend::replay::Mismatch;
 use crate::ask::cache::ResponseCache;
-use crate::ask::history::HistoryEntry;
 use crate::ask::snapshot::SnapshotStore;
-use crate::case::{CaseId, ChainId, SnapshotState, Unevaluated, Verdict};
-use crate::config::{Config, Env};
+use crate::case::{CaseId, SnapshotState, Unevaluated};
+use crate::config::Config;
 use crate::execute::sandbox::Sandbox;
-use crate::plan;
+use crate::plan::shard::Shard;
 use crate::record::journal::{self, Journal};
 use crate::report::gate;
 use crate::report::{self, RunInfo};
-use crate::session::pipeline::{Lane, Pipeline, Recorder, trial_outcome_of};
+use crate::session::pipeline::{Pipeline, Recorder, ServedModel};
 use crate::session::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::suite::Suite;
 use crate::terminal::output::{Event, Output};
-
-/// What the run is about, before anything is started.
-pub struct Plan {
-    pub config: Config,
-    pub suite: Suite,
-    /// Every case of the run, in trial order (a resumed run: its own).
-    pub planned: Vec<CaseId>,
-    /// The interrupted run being finished, if any.
-    pub resume: Option<Resume>,
-    /// `PROMPTEVAL_SHARD=k/n`: this run is one part of a larger one.
-    pub shard: Option<crate::plan::shard::Shard>,
-    /// The run settings the suite set, each with where its value came from.
-    pub suite_settings: Vec<String>,
-    /// PROMPTEVAL_PROGRESS: seconds between progress lines, or `off`.
-    pub progress: Option<String>,
-}
-
-/// An interrupted run being finished.
-pub struct Resume {
-    pub dir: PathBuf,
-    manifest: RunManifest,
-    /// Outcome of every case its journal holds.
-    pub finished: HashMap<CaseId, TrialOutcome>,
-    /// The history entries of those cases, per chain, oldest first.
-    earlier: HashMap<ChainId, Vec<HistoryEntry>>,
-    /// With `PROMPTEVAL_RETRY=errors`: what is asked again.
-    pub retried: Option<Retried>,
-}
-
-impl Plan {
-    /// `listing`: only the case names are wanted (`--list`), so no model
-    /// is asked for the texts prompt variants need.
-    pub fn load(env: &dyn Env, cwd: &Path, listing: bool) -> Result<Plan, SetupError> {
-        let mut config = Config::load(env, cwd)?;
-        let resume_dir = env
-            .var("PROMPTEVAL_RESUME")
-            .filter(|v| !v.trim().is_empty())
-            .map(|d| cwd.join(d));
-        let manifest = match &resume_dir {
-            Some(dir) => Some(folder::read_manifest(dir)?),
-            None => None,
-        };
-        if let Some(m) = &manifest {
-            config.suite = m.suite.clone();
-            config.suite_is_default = false;
-        }
-        let suite = Suite::load(&config.suite).map_err(|e| match config.unset_suite_hint(cwd) {
-            Some(hint) => crate::suite::SuiteError {
-                problem: crate::suite::SuiteProblem::NotSet { hint },
-                ..e
-            },
-            None => e,
-        })?;
-        let suite_settings = config.apply_suite(&suite.settings, env);
-        if let Some(m) = &manifest {
-            // A resumed run finishes what it started, whatever the environment says now.
-            config.model = m.model.clone();
-            config.rounds = m.rounds;
-            config.samples = m.samples;
-            config.models = m
-                .models
-                .iter()
-                .map(|name| {
-                    config
-                        .models
-                        .iter()
-                        .find(|e| &e.name == name)
-                        .cloned()
-                        .unwrap_or_else(|| crate::config::ModelEntry::named(name))
-                })
-                .collect();
-        }
-        config.settle_models();
-        let suite = variants::suite_for(&config, suite, listing, resume_dir.as_deref())?;
-        let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
-        config.check_gate_prompts(&names)?;
-        let all_cases = || match config.is_multi_model() {
-            true => {
-                plan::cases_of_models(&suite, config.rounds, config.samples, &config.model_names())
-            }
-            false => plan::cases(&suite, config.rounds, config.samples),
-        };
-        let planned = match &manifest {
-            Some(m) => m.cases.clone(),
-            None => all_cases(),
-        };
-        let retry = Retry::from_env(env, resume_dir.is_some())?;
-        let planned = match (&manifest, retry) {
-            // Cases no recording answered were never run: retrying asks for them too.
-            (Some(m), Retry::Errors) => {
-                let wanted: HashSet<&CaseId> = m
-                    .cases
-                    .iter()
-                    .chain(m.not_evaluated.iter().map(|u| &u.case))
-                    .collect();
-                all_cases()
-                    .into_iter()
-                    .filter(|c| wanted.contains(c))
-                    .collect()
-            }
-            _ => planned,
-        };
-        // A resumed part keeps its cases (the manifest's); a new one deals
-        // the chains.
-        let shard = match &manifest {
-            Some(m) => m.shard,
-            None => {
-                crate::plan::shard::Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())?
-            }
-        };
-        let planned = match (shard, &manifest) {
-            (Some(shard), None) => shard.select(planned),
-            _ => planned,
-        };
-        let history = config.history.enabled.then_some(config.history.max_entries);
-        let resume = match (resume_dir, manifest) {
-            (Some(dir), Some(manifest)) => Some(Resume::read(dir, manifest, history, retry)?),
-            _ => None,
-        };
-        Ok(Plan {
-            config,
-            suite,
-            planned,
-            resume,
-            shard,
-            suite_settings,
-            progress: env.var("PROMPTEVAL_PROGRESS"),
-        })
-    }
-
-    pub fn finished(&self, case: &CaseId) -> Option<&TrialOutcome> {
-        self.resume.as_ref().and_then(|r| r.finished.get(case))
-    }
-
-    pub fn finished_count(&self) -> usize {
-        self.resume.as_ref().map_or(0, |r| r.finished.len())
-    }
-}
-
-/// Which finished cases of a resumed run are asked again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retry {
-    /// None: a resume finishes only what never finished.
-    Nothing,
-    /// `PROMPTEVAL_RETRY=errors`: also the cases that ended in `api_error`
-    /// (a server error or a timeout at the server) or were not evaluated.
-    Errors,
-}
-
-impl Retry {
-    fn from_env(env: &dyn Env, resuming: bool) -> Result<Retry, SetupError> {
-        let value = env.var("PROMPTEVAL_RETRY").unwrap_or_default();
-        let retry = match value.trim() {
-            "" => Retry::Nothing,
-            "errors" => Retry::Errors,
-            other => {
-                return Err(SetupError::Resume(format!(
-                    "PROMPTEVAL_RETRY={other:?} is not understood; the only value is `errors` \
-                     (ask again for the cases that ended in api_error or were not evaluated)"
-                )));
-            }
-        };
-        if retry == Retry::Errors && !resuming {
-            return Err(SetupError::Resume(
-                "PROMPTEVAL_RETRY=errors retries the errors of an earlier run: set \
-                 PROMPTEVAL_RESUME=<its run folder, e.g. result/test_20260101_120000> too"
-                    .into(),
-            ));
-        }
-        Ok(retry)
-    }
-
-    /// Whether a case that ended with `verdict` is asked again.
-    fn wants(self, verdict: Verdict) -> bool {
-        self == Retry::Errors && matches!(verdict, Verdict::ApiError | Verdict::NotEvaluated)
-    }
-}
-
-/// What `PROMPTEVAL_RETRY=errors` found in a journal.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Retried {
-    /// Cases whose last outcome was an error.
-    pub errors: usize,
-    /// Later cases of the same chains, asked again because the history
-    /// their prompt shows changes with the retried case.
-    pub later_in_chain: usize,
-}
-
-impl Resume {
-    /// Reads the journal one record at a time (twice when retrying),
-    /// keeping per chain only the most recent history entries a prompt can
-    /// show. `history` is the entries a prompt shows, None when it is off.
-    fn read(
-        dir: PathBuf,
-        manifest: RunManifest,
-        history: Option<usize>,
-        retry: Retry,
-    ) -> Result<Resume, SetupError> {
-        let journal_error = |e: std::io::Error| SetupError::Folder {
-            path: dir.clone(),
-            message: format!("cannot read the journal: {e}"),
-        };
-        // The latest record of a case wins: a retried case's new outcome
-        // is appended after its old one.
-        let mut last: HashMap<CaseId, Verdict> = HashMap::new();
-        if retry != Retry::Nothing {
-            journal::for_each(&dir, |r| {
-                last.insert(r.case, r.verdict);
-            })
-            .map_err(journal_error)?;
-        }
-        // Per chain, the first question asked again: with the history on,
-        // every later question of the chain is asked again too.
-        let mut first_retried: HashMap<ChainId, usize> = HashMap::new();
-        for (case, _) in last.iter().filter(|(_, v)| retry.wants(**v)) {
-            let first = first_retried.entry(case.chain()).or_insert(case.question);
-            *first = (*first).min(case.question);
-        }
-        let asked_again = |case: &CaseId| match first_retried.get(&case.chain()) {
-            Some(&first) if history.is_some() => case.question >= first,
-            Some(_) => last.get(case).is_some_and(|v| retry.wants(*v)),
-            None => false,
-        };
-        let keep = history.unwrap_or(0);
-        let mut finished = HashMap::new();
-        let mut entries: HashMap<ChainId, std::collections::BTreeMap<usize, HistoryEntry>> =
-            HashMap::new();
-        journal::for_each(&dir, |r| {
-            if asked_again(&r.case) {
-                return;
-            }
-            let chain = entries.entry(r.case.chain()).or_default();
-            chain.insert(r.case.question, HistoryEntry::from_record(&r));
-            if chain.len() > keep.max(1) {
-                chain.pop_first();
-            }
-            finished.insert(r.case, trial_outcome_of(r.verdict, r.api_failure, r.detail));
-        })
-        .map_err(journal_error)?;
-        let errors = last.values().filter(|v| retry.wants(**v)).count();
-        let retried = (retry != Retry::Nothing).then(|| Retried {
-            errors,
-            later_in_chain: last.keys().filter(|c| asked_again(c)).count() - errors,
-        });
-        let earlier = entries
-            .into_iter()
-            .map(|(chain, kept)| (chain, kept.into_values().collect()))
-            .collect();
-        Ok(Resume {
-            dir,
-            manifest,
-            finished,
-            earlier,
-            retried,
-        })
-    }
-}
 
 /// A started run.
 pub struct Session {
@@ -335,23 +80,29 @@ pub enum CaseState<'a> {
 impl Session {
     /// Starts the run of `selected` (planned cases that libtest's filters
     /// keep and that have not finished yet). `cap` is libtest's
-    /// `--test-threads`, which bounds both pools.
+    /// `--test-threads`, which bounds both pools. In order: the writer
+    /// model writes the prompt variants' texts, the run's first lines, the
+    /// sandbox, each model's source (its server's connection test, or the
+    /// recordings matched case by case), the run folder with its journal,
+    /// and the scheduler.
     pub fn start(
-        plan: Plan,
+        plan: RunPlan,
         selected: Vec<CaseId>,
         cap: Option<usize>,
         interrupted: Arc<AtomicBool>,
         out: &Arc<Output>,
     ) -> Result<Session, SetupError> {
-        let Plan {
+        let RunPlan {
             config,
             suite,
+            unwritten_variants,
             resume,
             shard,
             suite_settings,
             progress,
             ..
         } = plan;
+        let suite = variants::write_texts(&config, suite, unwritten_variants)?;
         announce(&config, &suite, &suite_settings, shard, out);
         let sandbox = Sandbox::new(&config.sandbox)?;
         let shapes = check_shapes(&sandbox, &suite)?;
@@ -362,42 +113,20 @@ impl Session {
             .as_ref()
             .map(|r| r.earlier.clone())
             .unwrap_or_default();
-        let already_finished = resume.as_ref().map_or(0, |r| r.finished.len());
-        let retried = resume.as_ref().and_then(|r| r.retried.clone());
         let cache = source::open_cache(&config);
         let opened = open_models(&config, &suite, &selected, &earlier, cache.as_ref(), out)?;
-        let (run_dir, manifest) = match resume {
-            Some(r) => resumed_folder(r, retried.is_some(), &opened.runnable)?,
-            None => new_folder(&config, &suite, shard, &opened)?,
-        };
-        let journal = open_journal(&run_dir, retried.as_ref(), out)?;
-        warn_of_greedy_samples(&config);
-        out.emit(Event::Testing {
-            rounds: config.rounds,
-            cases: opened.runnable.len(),
-            already_finished,
-        });
-
+        let (run_dir, manifest, journal) =
+            open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
         let pools = pools(&config, cap);
         sandbox.prepare(pools.execute);
-        let history = config.history.enabled.then_some(config.history.max_entries);
         let running = opened.runnable.len();
-        let replaying = opened.lanes.iter().all(|(_, s)| s.replaying);
-        let lane_plan = lane_plan(&opened.lanes, config.is_multi_model(), cap);
-        let lanes = opened
-            .lanes
-            .into_iter()
-            .map(|(config, source)| Lane {
-                recorder: recorder(&config, &suite, &source),
-                config,
-                backend: source.backend,
-            })
-            .collect();
+        let replaying = opened.models.iter().all(|(_, s)| s.replaying);
+        let lanes = lanes(&opened.models, config.is_multi_model(), cap);
         let pipeline = Arc::new(Pipeline {
             config: config.clone(),
             suite: suite.clone(),
-            lanes,
+            models: served_models(opened.models, &suite),
             sandbox,
             shapes,
             journal,
@@ -412,9 +141,9 @@ impl Session {
         let scheduler = Scheduler::start_lanes(
             pipeline.clone(),
             opened.runnable,
-            history,
+            config.history.enabled.then_some(config.history.max_entries),
             earlier,
-            lane_plan,
+            lanes,
             pools.execute,
             interrupted.clone(),
         );
@@ -520,11 +249,11 @@ impl Session {
             model: self.config.model_names().join(", "),
             backend: match self.config.is_multi_model() {
                 true => self.manifest.backend.clone(),
-                false => self.pipeline.lanes[0].backend.kind().into(),
+                false => self.pipeline.models[0].backend.kind().into(),
             },
             endpoint: match self.config.is_multi_model() {
                 true => self.manifest.endpoint.clone(),
-                false => self.pipeline.lanes[0].backend.endpoint(),
+                false => self.pipeline.models[0].backend.endpoint(),
             },
             rounds: self.config.rounds,
             samples: self.config.samples,
@@ -582,7 +311,7 @@ impl Session {
             .model_names()
             .into_iter()
             .map(|name| {
-                let lane = self.pipeline.lanes.iter().find(|l| l.model() == name);
+                let served = self.pipeline.models.iter().find(|m| m.name() == name);
                 let unavailable = self
                     .unavailable
                     .iter()
@@ -610,12 +339,12 @@ impl Session {
                     planned_cases,
                     // "none": it could not be asked; "not selected": the
                     // filters left none of its cases (its server was not contacted).
-                    backend: match (lane, &unavailable) {
-                        (Some(l), _) => l.backend.kind().to_string(),
+                    backend: match (served, &unavailable) {
+                        (Some(m), _) => m.backend.kind().to_string(),
                         (None, Some(_)) => "none".into(),
                         (None, None) => "not selected".into(),
                     },
-                    endpoint: lane.map_or(String::new(), |l| l.backend.endpoint()),
+                    endpoint: served.map_or(String::new(), |m| m.backend.endpoint()),
                     name,
                     unavailable,
                     thresholds,
@@ -687,7 +416,7 @@ fn announce(
     config: &Config,
     suite: &Suite,
     settings: &[String],
-    shard: Option<crate::plan::shard::Shard>,
+    shard: Option<Shard>,
     out: &Output,
 ) {
     if let Some(shard) = shard {
@@ -799,7 +528,7 @@ fn resumed_folder(
 fn new_folder(
     config: &Config,
     suite: &Suite,
-    shard: Option<crate::plan::shard::Shard>,
+    shard: Option<Shard>,
     opened: &Opened,
 ) -> Result<(PathBuf, RunManifest), SetupError> {
     let (backend, endpoint) = opened.served_by();
@@ -834,6 +563,45 @@ fn new_folder(
         store_variants(&dir, suite)?;
     }
     Ok((dir, manifest))
+}
+
+/// The run's folder (a new one, or the resumed run's) with its journal,
+/// said with what the run is about to test.
+fn open_run_folder(
+    config: &Config,
+    suite: &Suite,
+    shard: Option<Shard>,
+    resume: Option<Resume>,
+    opened: &Opened,
+    out: &Output,
+) -> Result<(PathBuf, RunManifest, Journal), SetupError> {
+    let already_finished = resume.as_ref().map_or(0, |r| r.finished.len());
+    let retried = resume.as_ref().and_then(|r| r.retried.clone());
+    let (run_dir, manifest) = match resume {
+        Some(r) => resumed_folder(r, retried.is_some(), &opened.runnable)?,
+        None => new_folder(config, suite, shard, opened)?,
+    };
+    let journal = open_journal(&run_dir, retried.as_ref(), out)?;
+    warn_of_greedy_samples(config);
+    out.emit(Event::Testing {
+        rounds: config.rounds,
+        cases: opened.runnable.len(),
+        already_finished,
+    });
+    Ok((run_dir, manifest, journal))
+}
+
+/// Each model of the run with its source, and where its live replies are
+/// recorded.
+fn served_models(models: Vec<(Config, source::Source)>, suite: &Suite) -> Vec<ServedModel> {
+    models
+        .into_iter()
+        .map(|(config, source)| ServedModel {
+            recorder: recorder(&config, suite, &source),
+            config,
+            backend: source.backend,
+        })
+        .collect()
 }
 
 /// The run folder's journal, said with what opening it repaired and what a

@@ -30,16 +30,16 @@ pub struct Recorder {
 /// One model of the run: its configuration (the run's, with its
 /// `[[models]]` keys), where its replies come from and where they are
 /// recorded. A one-model run has one.
-pub struct Lane {
+pub struct ServedModel {
     pub config: Config,
     pub backend: Box<dyn Backend>,
     /// `None` when replaying: the replies already are recordings.
     pub recorder: Option<Recorder>,
 }
 
-impl Lane {
+impl ServedModel {
     /// The model name recorded on each of its cases.
-    pub fn model(&self) -> &str {
+    pub fn name(&self) -> &str {
         &self.config.model
     }
 }
@@ -49,9 +49,9 @@ impl Lane {
 pub struct Pipeline {
     pub config: Config,
     pub suite: Suite,
-    /// Per model of the run, in its order; a case asks the lane of its
+    /// Per model of the run, in its order; a case asks the one of its
     /// `model` (the only one when that is `None`).
-    pub lanes: Vec<Lane>,
+    pub models: Vec<ServedModel>,
     pub sandbox: Sandbox,
     /// The shape of each entry-point question's text (checked once per run).
     pub shapes: program::Shapes,
@@ -70,50 +70,50 @@ pub struct Asked {
 }
 
 impl Pipeline {
-    /// The lane of a case's model.
-    pub fn lane(&self, case: &CaseId) -> &Lane {
+    /// The model a case asks.
+    pub fn model_of(&self, case: &CaseId) -> &ServedModel {
         match &case.model {
             Some(model) => self
-                .lanes
+                .models
                 .iter()
-                .find(|l| l.model() == model)
+                .find(|m| m.name() == model)
                 .expect("planned cases name models of the run"),
-            None => &self.lanes[0],
+            None => &self.models[0],
         }
     }
 
     /// Builds the request from the chain's history and asks the model.
     pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
-        let lane = self.lane(case);
+        let model = self.model_of(case);
         let prompt = self
             .suite
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
         let built = request::build(
-            &lane.config,
-            lane.model(),
+            &model.config,
+            model.name(),
             self.suite
-                .system_prompt_for(prompt, lane.config.llm.system_prompt.as_deref()),
+                .system_prompt_for(prompt, model.config.llm.system_prompt.as_deref()),
             &prompt.template,
             &question.question,
             history,
             case.sample_index(),
         );
         if built.left_out_to_fit > 0 {
-            self.warn_of_the_fitted_history(case, &lane.config);
+            self.warn_of_the_fitted_history(case, &model.config);
         }
-        let mut record = self.unanswered(lane, case, &prompt.template, question, &built);
+        let mut record = self.unanswered(model, case, &prompt.template, question, &built);
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = {
             let _in_flight = self.progress.asking();
-            lane.backend.chat(case, &built.request)
+            model.backend.chat(case, &built.request)
         };
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
         match reply {
             Ok(reply) => {
-                note_reply(lane, &mut record, &built, &reply);
+                note_reply(model, &mut record, &built, &reply);
                 Asked {
                     record,
                     reply: Some(reply.content),
@@ -152,7 +152,7 @@ impl Pipeline {
     /// reply says otherwise.
     fn unanswered(
         &self,
-        lane: &Lane,
+        model: &ServedModel,
         case: &CaseId,
         template: &str,
         question: &Question,
@@ -180,8 +180,8 @@ impl Pipeline {
             execution: None,
             api_failure: None,
             detail: None,
-            model: lane.model().to_string(),
-            backend: lane.backend.kind().to_string(),
+            model: model.name().to_string(),
+            backend: model.backend.kind().to_string(),
             snapshot: None,
             cached: false,
             tokens: None,
@@ -305,10 +305,10 @@ impl Work for Arc<Pipeline> {
 
     fn model_done(&self, model: &Option<String>) {
         if let Some(model) = model
-            && let Some(lane) = self.lanes.iter().find(|l| l.model() == model)
+            && let Some(served) = self.models.iter().find(|m| m.name() == model)
         {
             tracing::debug!("every case of {model} asked: the server may unload it");
-            lane.backend.release(lane.config.server_model());
+            served.backend.release(served.config.server_model());
         }
     }
 }
@@ -381,23 +381,23 @@ fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
 
 /// A reply's figures, and its snapshot: captured when live, replayed
 /// otherwise.
-fn note_reply(lane: &Lane, record: &mut CaseRecord, built: &CaseRequest, reply: &Reply) {
+fn note_reply(model: &ServedModel, record: &mut CaseRecord, built: &CaseRequest, reply: &Reply) {
     record.cached = reply.cached;
-    if lane.recorder.is_none() {
+    if model.recorder.is_none() {
         // Replayed: the recorded call's time (see replay.rs).
         record.llm_secs = round3(reply.elapsed.as_secs_f64());
     }
     record.reasoning = reply.reasoning.clone();
     note_usage(record, &reply.usage);
-    record.snapshot = Some(match &lane.recorder {
+    record.snapshot = Some(match &model.recorder {
         Some(recorder) => recorder.store.capture(
             &record.case,
             &reply.content,
             &recorder.description,
             &SnapshotInfo {
-                model: lane.model(),
-                backend: lane.backend.kind(),
-                endpoint: &lane.backend.endpoint(),
+                model: model.name(),
+                backend: model.backend.kind(),
+                endpoint: &model.backend.endpoint(),
                 request: &built.request.key(),
                 inputs: &built.inputs,
                 usage: Some(&reply.usage),

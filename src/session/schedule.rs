@@ -182,65 +182,14 @@ impl<W: Work> Scheduler<W> {
         let chain_of: Vec<Option<ChainId>> =
             cases.iter().map(|c| history.map(|_| c.chain())).collect();
         let keep = history.unwrap_or(0);
-        let mut chains: HashMap<ChainId, Chain> = HashMap::new();
-        for (i, chain) in chain_of.iter().enumerate() {
-            if let Some(id) = chain {
-                chains
-                    .entry(id.clone())
-                    .or_insert_with(|| Chain {
-                        cases: Vec::new(),
-                        next: 0,
-                        history: VecDeque::new(),
-                    })
-                    .cases
-                    .push(i);
-            }
-        }
-        let mut earlier = earlier;
-        for (id, chain) in chains.iter_mut() {
-            chain.cases.sort_by_key(|&i| cases[i].question);
-            let entries = earlier.remove(id).unwrap_or_default();
-            let skip = entries.len().saturating_sub(keep);
-            chain.history.extend(entries.into_iter().skip(skip));
-        }
-        let lane_of: Vec<(usize, usize)> = cases
-            .iter()
-            .map(|c| {
-                lanes
-                    .iter()
-                    .enumerate()
-                    .find_map(|(l, lane)| {
-                        lane.models
-                            .iter()
-                            .position(|m| m == &c.model)
-                            .map(|m| (l, m))
-                    })
-                    .expect("every case's model is in a lane")
-            })
-            .collect();
-        let mut queues: Vec<LaneQueue> = lanes
-            .iter()
-            .map(|lane| LaneQueue {
-                ready: VecDeque::new(),
-                current: 0,
-                unasked: vec![0; lane.models.len()],
-            })
-            .collect();
-        for &(l, m) in &lane_of {
-            queues[l].unasked[m] += 1;
-        }
+        let chains = chains(&cases, &chain_of, keep, earlier);
+        let lane_of = lane_of(&cases, &lanes);
         // Ready now: every case without history, else each chain's first.
-        let mut ready: Vec<usize> = match history {
+        let ready: Vec<usize> = match history {
             None => (0..cases.len()).collect(),
             Some(_) => chains.values().map(|c| c.cases[0]).collect(),
         };
-        ready.sort_unstable();
-        for i in ready {
-            queues[lane_of[i].0].ready.push_back(i);
-        }
-        for q in &mut queues {
-            q.advance();
-        }
+        let queues = queues(&lanes, &lane_of, ready);
         let n = cases.len();
         let shared = Arc::new(Shared {
             work,
@@ -306,6 +255,80 @@ impl<W: Work> Drop for Scheduler<W> {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Each chain's cases in question order, with the last `keep` history
+/// entries of its cases finished before (`earlier`).
+fn chains(
+    cases: &[CaseId],
+    chain_of: &[Option<ChainId>],
+    keep: usize,
+    mut earlier: HashMap<ChainId, Vec<HistoryEntry>>,
+) -> HashMap<ChainId, Chain> {
+    let mut chains: HashMap<ChainId, Chain> = HashMap::new();
+    for (i, chain) in chain_of.iter().enumerate() {
+        if let Some(id) = chain {
+            chains
+                .entry(id.clone())
+                .or_insert_with(|| Chain {
+                    cases: Vec::new(),
+                    next: 0,
+                    history: VecDeque::new(),
+                })
+                .cases
+                .push(i);
+        }
+    }
+    for (id, chain) in chains.iter_mut() {
+        chain.cases.sort_by_key(|&i| cases[i].question);
+        let entries = earlier.remove(id).unwrap_or_default();
+        let skip = entries.len().saturating_sub(keep);
+        chain.history.extend(entries.into_iter().skip(skip));
+    }
+    chains
+}
+
+/// The lane of each case, and its model's place in the lane.
+fn lane_of(cases: &[CaseId], lanes: &[Lane]) -> Vec<(usize, usize)> {
+    cases
+        .iter()
+        .map(|c| {
+            lanes
+                .iter()
+                .enumerate()
+                .find_map(|(l, lane)| {
+                    lane.models
+                        .iter()
+                        .position(|m| m == &c.model)
+                        .map(|m| (l, m))
+                })
+                .expect("every case's model is in a lane")
+        })
+        .collect()
+}
+
+/// Each lane's queue: its `ready` cases in plan order, and its first model
+/// with cases to ask.
+fn queues(lanes: &[Lane], lane_of: &[(usize, usize)], mut ready: Vec<usize>) -> Vec<LaneQueue> {
+    let mut queues: Vec<LaneQueue> = lanes
+        .iter()
+        .map(|lane| LaneQueue {
+            ready: VecDeque::new(),
+            current: 0,
+            unasked: vec![0; lane.models.len()],
+        })
+        .collect();
+    for &(l, m) in lane_of {
+        queues[l].unasked[m] += 1;
+    }
+    ready.sort_unstable();
+    for i in ready {
+        queues[lane_of[i].0].ready.push_back(i);
+    }
+    for q in &mut queues {
+        q.advance();
+    }
+    queues
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

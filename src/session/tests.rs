@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::schedule::TrialOutcome;
-use super::{Plan, Session};
+use super::{RunPlan, Session};
 use crate::ask::backend::replay::tests::{MODEL, record};
 use crate::ask::snapshot::SnapshotStore;
 use crate::terminal::output::{Output, Recording};
@@ -31,7 +31,7 @@ fn recorded_folder() -> tempfile::TempDir {
         ),
     )
     .unwrap();
-    let plan = Plan::load(&[("X", "")], dir.path(), false).unwrap();
+    let plan = RunPlan::load(&[("X", "")], dir.path()).unwrap();
     let store = SnapshotStore::new(&plan.config.snapshot_dir, &plan.suite.stem(), MODEL);
     record(&store, &plan.suite, &plan.config);
     dir
@@ -39,7 +39,7 @@ fn recorded_folder() -> tempfile::TempDir {
 
 /// Runs every planned case and finishes; the events and the exit status.
 fn run<const N: usize>(dir: &std::path::Path, env: [(&str, &str); N]) -> (Vec<String>, ExitCode) {
-    let plan = Plan::load(&env, dir, false).unwrap();
+    let plan = RunPlan::load(&env, dir).unwrap();
     let recording = Arc::new(Recording::default());
     let out = Arc::new(Output::new(vec![Box::new(recording.clone())]));
     let selected = plan.planned.clone();

@@ -1,6 +1,7 @@
 //! The plan's suite when `[variants]` is on: every question expanded into
-//! its prompt variants, the texts the suite lacks written by the writer
-//! model (not while listing: names need no texts).
+//! its prompt variants ([`planned_suite`], asking no model: names need no
+//! texts), then, as a step of the run's start, the texts the suite lacks
+//! written by the writer model ([`write_texts`]).
 
 use std::path::Path;
 
@@ -21,56 +22,87 @@ const WRITER_TIMEOUT_SECS: f64 = 120.0;
 /// The stored expansion in a run folder, read back when it is resumed.
 pub const STORED: &str = "variants.json";
 
-/// The suite to plan: expanded when variants are on. A resumed run reads
+/// A suite's prompt variants expanded with placeholders: the case names
+/// are known, the texts the suite lacks (p_top, summaries) are not yet
+/// written.
+pub struct UnwrittenVariants {
+    /// The suite before expansion.
+    base: Suite,
+}
+
+/// The suite to plan, asking no model: expanded when variants are on, its
+/// missing texts placeholders until [`write_texts`]. A resumed run reads
 /// its folder's stored expansion, so it asks exactly what it asked before.
-pub fn suite_for(
+pub fn planned_suite(
     config: &Config,
     suite: Suite,
-    listing: bool,
     resumed: Option<&Path>,
-) -> Result<Suite, SetupError> {
+) -> Result<(Suite, Option<UnwrittenVariants>), SetupError> {
     let stored = resumed.map(|d| d.join(STORED)).filter(|p| p.is_file());
-    let suite = match stored {
-        Some(path) => Suite::load(&path)?,
-        None if config.variants.enabled => expand(config, &suite, listing)?,
-        None => suite,
+    let (planned, unwritten) = match stored {
+        Some(path) => (Suite::load(&path)?, None),
+        None if config.variants.enabled => (
+            expand(config, &suite, &Unwritten)?.suite,
+            Some(UnwrittenVariants { base: suite }),
+        ),
+        None => (suite, None),
     };
-    if config.history.enabled && suite.questions.iter().any(|q| q.variant.is_some()) {
+    if config.history.enabled && planned.questions.iter().any(|q| q.variant.is_some()) {
         return Err(SetupError::Suite(SuiteError {
-            path: suite.path.clone(),
+            path: planned.path.clone(),
             line: None,
             problem: SuiteProblem::VariantsWithHistory,
         }));
     }
-    Ok(suite)
+    Ok((planned, unwritten))
 }
 
-fn expand(config: &Config, suite: &Suite, listing: bool) -> Result<Suite, SetupError> {
-    let expanded = if listing {
-        variants::expand(suite, config.variants.seed, &Unwritten)
-    } else {
-        variants::expand(suite, config.variants.seed, &writer(config))
+/// A step of the run's start: the writer model (`[variants.writer]`)
+/// writes the texts the planned variants lack, behind the response cache.
+/// The cases stay those planned: the names do not depend on the texts.
+pub fn write_texts(
+    config: &Config,
+    planned: Suite,
+    unwritten: Option<UnwrittenVariants>,
+) -> Result<Suite, SetupError> {
+    let Some(UnwrittenVariants { base }) = unwritten else {
+        return Ok(planned);
+    };
+    let expanded = expand(config, &base, &writer(config))?;
+    debug_assert!(
+        expanded
+            .suite
+            .questions
+            .iter()
+            .map(|q| &q.id)
+            .eq(planned.questions.iter().map(|q| &q.id)),
+        "the written variants are the planned ones"
+    );
+    for w in &expanded.warnings {
+        tracing::warn!("{w}");
     }
-    .map_err(|source| SetupError::Variants {
-        suite: suite.path.clone(),
-        source,
-    })?;
-    if !listing {
-        for w in &expanded.warnings {
-            tracing::warn!("{w}");
-        }
-        tracing::info!(
-            "prompt variants: {} question(s) -> {} cases per prompt and round ({} per question: the 41 of the partial order and the original); the writer model wrote {} text(s)",
-            suite.questions.len(),
-            expanded.suite.questions.len(),
-            variants::PER_QUESTION,
-            expanded.written
-        );
-    }
+    tracing::info!(
+        "prompt variants: {} question(s) -> {} cases per prompt and round ({} per question: the 41 of the partial order and the original); the writer model wrote {} text(s)",
+        base.questions.len(),
+        expanded.suite.questions.len(),
+        variants::PER_QUESTION,
+        expanded.written
+    );
     Ok(expanded.suite)
 }
 
-/// `--list` names the cases without asking any model.
+fn expand<W: Writer<Error = WriterError>>(
+    config: &Config,
+    suite: &Suite,
+    writer: &W,
+) -> Result<variants::Expanded, SetupError> {
+    variants::expand(suite, config.variants.seed, writer).map_err(|source| SetupError::Variants {
+        suite: suite.path.clone(),
+        source,
+    })
+}
+
+/// Placeholders: the plan names the cases without asking any model.
 struct Unwritten;
 
 impl Writer for Unwritten {

@@ -24,7 +24,7 @@ use crate::terminal::output::Output;
 pub struct Opened {
     /// Per model that can be asked, in the run's order: its configuration
     /// and source.
-    pub lanes: Vec<(Config, Source)>,
+    pub models: Vec<(Config, Source)>,
     /// The selected cases that will run.
     pub runnable: Vec<CaseId>,
     /// Selected cases that will not be evaluated, with why.
@@ -38,14 +38,14 @@ impl Opened {
     /// model's joined in the run's order.
     pub fn served_by(&self) -> (String, String) {
         let kinds: Vec<String> = self
-            .lanes
+            .models
             .iter()
             .map(|(_, s)| s.backend.kind().to_string())
             .collect();
         let mut unique = kinds.clone();
         unique.dedup();
         let endpoints: Vec<String> = self
-            .lanes
+            .models
             .iter()
             .map(|(_, s)| s.backend.endpoint())
             .collect();
@@ -64,7 +64,7 @@ pub fn open_models(
 ) -> Result<Opened, SetupError> {
     let multi = config.is_multi_model();
     let mut opened = Opened {
-        lanes: Vec::new(),
+        models: Vec::new(),
         runnable: Vec::new(),
         unmatched: Vec::new(),
         unavailable: Vec::new(),
@@ -90,7 +90,7 @@ pub fn open_models(
                 warn_of_the_window(&model, suite, &source);
                 opened.runnable.extend(source.runnable.iter().cloned());
                 opened.unmatched.extend(source.unmatched.iter().cloned());
-                opened.lanes.push((model, source));
+                opened.models.push((model, source));
             }
             Err(e) if multi => {
                 let why = e.to_string();
@@ -109,7 +109,7 @@ pub fn open_models(
             Err(e) => return Err(e),
         }
     }
-    if opened.lanes.is_empty() {
+    if opened.models.is_empty() {
         let why: Vec<String> = opened
             .unavailable
             .iter()
@@ -140,13 +140,9 @@ fn warn_of_the_window(config: &Config, suite: &Suite, source: &Source) {
 /// The scheduler's lanes: models on one server share a lane (asked one
 /// after another, at that server's slots); a replaying model asks no
 /// server and has a lane of its own. `cap` is libtest's `--test-threads`.
-pub fn lane_plan(
-    lanes: &[(Config, Source)],
-    multi: bool,
-    cap: Option<usize>,
-) -> Vec<schedule::Lane> {
+pub fn lanes(models: &[(Config, Source)], multi: bool, cap: Option<usize>) -> Vec<schedule::Lane> {
     let mut plan: Vec<(String, schedule::Lane)> = Vec::new();
-    for (config, source) in lanes {
+    for (config, source) in models {
         let server = match source.replaying {
             true => format!("replay {}", config.model),
             false => server_key(config),

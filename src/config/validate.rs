@@ -1,0 +1,260 @@
+//! Whether the decided settings make a run: ranges, required values, the
+//! `[[models]]` tables, and gate keys that must name the suite's prompts
+//! and the run's models. Each mistake names the config file, the line of
+//! the key when the file set it (from the parser's spans, `locations.rs`),
+//! and what to do.
+
+use std::path::{Path, PathBuf};
+
+use super::error::ConfigError;
+use super::model_tables::duplicate;
+use super::schema::{Config, DEFAULT_SUITE, ModelEntry};
+
+impl Config {
+    /// The config file's path, or `harness.toml` when there is none.
+    fn file_path(&self) -> PathBuf {
+        self.source
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("harness.toml"))
+    }
+
+    /// A mistake in the setting `key`, at its line when the file set it.
+    fn file_error(&self, key: &[&str], message: String) -> ConfigError {
+        ConfigError::File {
+            path: self.file_path(),
+            line: self.sources.line(key),
+            message,
+        }
+    }
+
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        if self.rounds == 0 {
+            return Err(self.file_error(&["rounds"], "`rounds` must be at least 1".into()));
+        }
+        self.check_models()
+            .map_err(|message| self.file_error(&["models"], message))?;
+        if let Some((i, e)) = self
+            .endpoints
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.slots == 0 || e.url.trim().is_empty())
+        {
+            return Err(self.file_error(
+                &["endpoints", &i.to_string()],
+                format!(
+                    "[[endpoints]] url = {:?}: each endpoint needs a url and slots >= 1 (its parallel requests)",
+                    e.url
+                ),
+            ));
+        }
+        self.check_counts()?;
+        if self.model.trim().is_empty() {
+            return Err(self.file_error(
+                &["model"],
+                "`model` is empty; set it or PROMPTEVAL_MODEL, e.g. qwen2.5-coder:7b".into(),
+            ));
+        }
+        self.check_ranges()
+    }
+
+    /// Samples, pass@k and concurrency count something: at least 1.
+    fn check_counts(&self) -> Result<(), ConfigError> {
+        if self.samples == 0 {
+            return Err(self.file_error(
+                &["samples"],
+                "`samples` must be at least 1 (replies drawn per case)".into(),
+            ));
+        }
+        if self.pass_at_k.contains(&0) {
+            return Err(self.file_error(
+                &["pass_at_k"],
+                "`pass_at_k` values must be at least 1, e.g. pass_at_k = [1, 5, 10]".into(),
+            ));
+        }
+        if self.concurrency == 0 {
+            return Err(self.file_error(
+                &["concurrency"],
+                "`concurrency` must be at least 1: it is how many model requests are in flight at once (the server's parallel slots)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Timeouts, the temperature and the sandbox's sizes.
+    fn check_ranges(&self) -> Result<(), ConfigError> {
+        let positive = [
+            (["llm", "timeout_secs"], self.llm.timeout_secs),
+            (["llm", "queue_timeout_secs"], self.llm.queue_timeout_secs),
+            (["sandbox", "timeout_secs"], self.sandbox.timeout_secs),
+        ];
+        for (key, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(self.file_error(
+                    &key,
+                    format!(
+                        "`{}` is {value}; it must be a positive number of seconds",
+                        key.join(".")
+                    ),
+                ));
+            }
+        }
+        if !(0.0..=2.0).contains(&self.llm.temperature) {
+            return Err(self.file_error(
+                &["llm", "temperature"],
+                format!(
+                    "`llm.temperature` is {}; use a value between 0 and 2",
+                    self.llm.temperature
+                ),
+            ));
+        }
+        if self.sandbox.output_limit_bytes == 0 || self.sandbox.memory_mb == 0 {
+            let key = match self.sandbox.memory_mb {
+                0 => "memory_mb",
+                _ => "output_limit_bytes",
+            };
+            return Err(self.file_error(
+                &["sandbox", key],
+                "`sandbox.output_limit_bytes` and `sandbox.memory_mb` must be above 0".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Why the suite file is missing when no suite was set: the default is
+    /// prompteval's own example, which exists only in its repository (a
+    /// crate that uses prompteval must name its suite). None when a suite
+    /// was set or the default file exists.
+    pub fn unset_suite_hint(&self, cwd: &Path) -> Option<String> {
+        if !self.suite_is_default || self.suite.exists() {
+            return None;
+        }
+        let config = match &self.source {
+            Some(path) => format!("`suite = \"my-suite.json\"` in {}", path.display()),
+            None => format!(
+                "`suite = \"my-suite.json\"` in a harness.toml in {} (there is none: `cargo test` runs the tests in the package's root; or point PROMPTEVAL_CONFIG at your harness.toml)",
+                cwd.display()
+            ),
+        };
+        Some(format!(
+            "no suite is set, and the default, {DEFAULT_SUITE} (the example in prompteval's own repository), is not here; set {config}, or PROMPTEVAL_SUITE=path/to/suite.json"
+        ))
+    }
+
+    /// Every `[gate.prompts]` key (and each `[gate.models."m".prompts]`
+    /// key) must name a prompt of the suite, and every `[gate.models."m"]`
+    /// a model of harness.toml or of the run: a misspelt key would
+    /// otherwise leave that prompt or model ungated.
+    pub fn check_gate_prompts(&self, prompts: &[&str]) -> Result<(), ConfigError> {
+        let mut models: Vec<String> = self.model_names();
+        models.extend(self.declared_models.iter().cloned());
+        let models: Vec<&str> = models.iter().map(String::as_str).collect();
+        if let Some(unknown) = self
+            .gate
+            .models
+            .keys()
+            .find(|k| !models.contains(&k.as_str()))
+        {
+            return Err(self.file_error(
+                &["gate", "models", unknown],
+                format!(
+                    "[gate.models.\"{unknown}\"] sets thresholds for a model that is neither in [[models]] nor the run's model{}; the models are: {}",
+                    closest(&models, unknown),
+                    models.join(", ")
+                ),
+            ));
+        }
+        let sections = std::iter::once((None, &self.gate.prompts)).chain(
+            self.gate
+                .models
+                .iter()
+                .map(|(m, g)| (Some(m.as_str()), &g.prompts)),
+        );
+        for (model, thresholds) in sections {
+            if let Some(unknown) = thresholds.keys().find(|k| !prompts.contains(&k.as_str())) {
+                let (section, key) = match model {
+                    None => ("gate.prompts".to_string(), vec!["gate", "prompts", unknown]),
+                    Some(m) => (
+                        format!("gate.models.\"{m}\".prompts"),
+                        vec!["gate", "models", m, "prompts", unknown],
+                    ),
+                };
+                return Err(self.file_error(
+                    &key,
+                    format!(
+                        "[{section}] has a threshold for `{unknown}`, which is not a prompt of the suite{}; its prompts are: {}",
+                        closest(prompts, unknown),
+                        prompts.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Each table names a model, once.
+    pub(super) fn check_models(&self) -> Result<(), String> {
+        if let Some((i, _)) = self
+            .models
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.name.trim().is_empty())
+        {
+            return Err(format!(
+                "[[models]] number {} has no `name`; set it to the model's name on its server, e.g. name = \"qwen2.5-coder:1.5b\"",
+                i + 1
+            ));
+        }
+        if let Some(m) = self
+            .models
+            .iter()
+            .find(|m| m.label.as_deref().is_some_and(|l| l.trim().is_empty()))
+        {
+            return Err(format!(
+                "[[models]] `{}` has an empty `label`; leave it out (the label is then the name) or name the entry, e.g. label = \"{}-high\"",
+                m.name, m.name
+            ));
+        }
+        if let Some(twice) = duplicate(self.models.iter().map(ModelEntry::label)) {
+            return Err(format!(
+                "[[models]] names `{twice}` twice; give each table its own `label` (one model at two settings: label = \"{twice}-low\" and label = \"{twice}-high\")"
+            ));
+        }
+        if let Some(m) = self.models.iter().find(|m| m.concurrency == Some(0)) {
+            return Err(format!(
+                "[[models]] `{}`: concurrency must be at least 1 (its server's parallel slots)",
+                m.name
+            ));
+        }
+        if let Some(m) = self.models.iter().find(|m| {
+            m.endpoints
+                .iter()
+                .any(|e| e.slots == 0 || e.url.trim().is_empty())
+        }) {
+            return Err(format!(
+                "[[models]] `{}`: each of its endpoints needs a url and slots >= 1",
+                m.name
+            ));
+        }
+        if let Some(m) = self
+            .models
+            .iter()
+            .find(|m| m.url.is_some() && !m.endpoints.is_empty())
+        {
+            return Err(format!(
+                "[[models]] `{}` sets both `url` and `endpoints`; keep one (endpoints: several servers of the model)",
+                m.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// " (did you mean `x`?)" for a name at most two edits from `unknown`.
+fn closest(names: &[&str], unknown: &str) -> String {
+    names
+        .iter()
+        .min_by_key(|p| strsim::levenshtein(p, unknown))
+        .filter(|p| strsim::levenshtein(p, unknown) <= 2)
+        .map(|p| format!(" (did you mean `{p}`?)"))
+        .unwrap_or_default()
+}
