@@ -278,8 +278,10 @@ fn retry_errors_asks_only_for_the_failed_cases_and_ends_like_a_clean_run() {
     );
     assert_eq!(retry.status, Some(0), "{}", retry.both());
     assert!(
-        retry.stdout.contains("asking again for 3 case(s)")
-            && retry.stdout.contains("3 later case(s)"),
+        retry
+            .stdout
+            .contains("重新詢問 3 個以 api_error 結束或未評測的案例")
+            && retry.stdout.contains("以及其鏈中之後的 3 個案例"),
         "{}",
         retry.stdout
     );
@@ -316,7 +318,9 @@ fn retry_errors_asks_only_for_the_failed_cases_and_ends_like_a_clean_run() {
         ],
     );
     assert!(
-        again.stdout.contains("asking again for 0 case(s)"),
+        again
+            .stdout
+            .contains("重新詢問 0 個以 api_error 結束或未評測的案例"),
         "{}",
         again.both()
     );
