@@ -4,7 +4,7 @@
 //! avoids by resolving it once).
 //!
 //! The sandboxed case forks from its slot's warm interpreter
-//! (src/execute/sandbox/warm.rs, `[sandbox] warm = true`); a fresh
+//! (src/sandbox/warm.rs, `[sandbox] warm = true`); a fresh
 //! interpreter per case through the fork server (`warm = false`) and the
 //! same isolation forked from the harness per case are shown too, as the
 //! baselines it replaced. Then HumanEval's 164 canonical solutions with
@@ -20,7 +20,7 @@ use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
-use prompteval::execute::sandbox::Sandbox;
+use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
 fn median(mut v: Vec<Duration>) -> Duration {

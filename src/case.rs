@@ -197,7 +197,7 @@ pub struct ExecutionRecord {
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
     /// For a question with hidden `tests`: what the tests' proof recorded
-    /// (execute/sandbox/proof.rs). Absent for stdout questions.
+    /// (sandbox/proof.rs). Absent for stdout questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<TestsRun>,
 }

@@ -15,6 +15,8 @@
 //! plan/       Suite × rounds × samples ─► cases in trial order; shards
 //! ask/        history + template ─► request ─► window check ─► cache,
 //!             snapshot ─► backend (ollama, openai, replay) ─► reply
+//! sandbox/    untrusted code ─► a process with limits (namespaces, landlock,
+//!             rlimits, cgroup; fork server, warm interpreter) ─► its exit
 //! execute/    reply ─► extract ─► program ─► sandbox ─► judge ─► verdict
 //! record/     verdict ─► journal (one JSON line per case)
 //! results/    what a run's results are, as data: run_info.json,
@@ -44,6 +46,8 @@ pub mod suite;
 pub mod plan;
 
 pub mod ask;
+
+pub mod sandbox;
 
 pub mod execute;
 

@@ -9,7 +9,7 @@ use std::process::Command;
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::judge_question;
-use prompteval::execute::sandbox::Sandbox;
+use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
 fn check_suite(name: &str, reference_name: impl Fn(usize, &str) -> String) {

@@ -10,7 +10,7 @@ use prompteval::case::{ExecutionRecord, Verdict};
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::{Judgement, judge_question};
 use prompteval::execute::program::{Shapes, runnable};
-use prompteval::execute::sandbox::Sandbox;
+use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Match, Question};
 
 const TESTS: &str = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n\ncheck(add)";

@@ -15,7 +15,7 @@ use prompteval::config::SandboxConfig;
 use prompteval::execute::extract::extract;
 use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
-use prompteval::execute::sandbox::Sandbox;
+use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
 
 fn sandboxes() -> (Sandbox, Sandbox) {

@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
-use super::sandbox::{ProofMarks, Sandbox, SandboxError};
 use crate::case::ExecutionRecord;
+use crate::sandbox::{ProofMarks, Sandbox, SandboxError};
 use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 
 /// What an entry-point question's text is, as the interpreter sees it.

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use crate::ask::variant_writer::WriterError;
 use crate::config::ConfigError;
-use crate::execute::sandbox::SandboxError;
 use crate::plan::shard::ShardError;
+use crate::sandbox::SandboxError;
 use crate::suite::SuiteError;
 use crate::suite::variants::VariantsError;
 use crate::terminal::progress::ProgressSettingError;

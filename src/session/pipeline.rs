@@ -15,8 +15,8 @@ use crate::config::Config;
 use crate::execute::extract::{Source, extract};
 use crate::execute::judge::judge_question;
 use crate::execute::program;
-use crate::execute::sandbox::Sandbox;
 use crate::record::journal::Journal;
+use crate::sandbox::Sandbox;
 use crate::session::schedule::{Finished, TrialOutcome, Work};
 use crate::suite::{Question, Suite};
 

@@ -1,5 +1,5 @@
 # prompteval's proof that a question's hidden tests ran to their end
-# (src/execute/sandbox/proof.rs explains the protocol).
+# (src/sandbox/proof.rs explains the protocol).
 #
 # A tests case's main.py is the program, a start marker, the tests, and an
 # end marker, each marker a call of sys.audit("prompteval.tests", ...).

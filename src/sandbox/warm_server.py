@@ -1,4 +1,4 @@
-# prompteval's warm interpreter (src/execute/sandbox/warm.rs explains why).
+# prompteval's warm interpreter (src/sandbox/warm.rs explains why).
 #
 # The harness starts `python -s -B -P main.py` exactly as it would for a
 # case, with PYTHONPATH pointing at this file's folder, so the interpreter

@@ -3,6 +3,9 @@
 
 use super::*;
 
+mod case_steps;
+mod warm_message;
+
 #[test]
 fn output_beyond_the_limit_is_cut_and_flagged() {
     let mut f = tempfile::tempfile().unwrap();
