@@ -22,6 +22,22 @@ pub struct CaseId {
     pub sample: Option<u32>,
 }
 
+#[cfg(test)]
+impl CaseId {
+    /// Prompt `p`, question 1 (`q1`), `round`: the case unit tests ask
+    /// about when the case itself does not matter.
+    pub(crate) fn example(round: u32) -> CaseId {
+        CaseId {
+            model: None,
+            prompt: "p".into(),
+            question: 1,
+            question_id: "q1".into(),
+            round,
+            sample: None,
+        }
+    }
+}
+
 impl CaseId {
     /// The libtest name: `prompt1::q1_two_sum::r1`. Prompt first so that a
     /// prompt name filter selects that prompt, the question id in the middle

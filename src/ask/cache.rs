@@ -293,15 +293,19 @@ mod tests {
         }
     }
 
+    /// A cached backend of model `m` (`identity`) whose replies count up
+    /// from `start`.
+    fn counting(cache: &Arc<ResponseCache>, start: usize, identity: String) -> CachedBackend {
+        CachedBackend::new(
+            Box::new(Counting(AtomicUsize::new(start))),
+            cache.clone(),
+            "m",
+            identity,
+        )
+    }
+
     fn case(round: u32) -> CaseId {
-        CaseId {
-            model: None,
-            prompt: "p".into(),
-            question: 1,
-            question_id: "q1".into(),
-            round,
-            sample: None,
-        }
+        CaseId::example(round)
     }
 
     fn request(text: &str, temperature: f64) -> ChatRequest {
@@ -319,12 +323,7 @@ mod tests {
     fn identical_requests_are_answered_once_and_repetitions_never_share() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Arc::new(ResponseCache::open(dir.path()).unwrap());
-        let backend = CachedBackend::new(
-            Box::new(Counting(AtomicUsize::new(0))),
-            cache.clone(),
-            "m",
-            "sha256:abc".into(),
-        );
+        let backend = counting(&cache, 0, "sha256:abc".into());
         let ask = |round, text: &str, t| backend.chat(&case(round), &request(text, t)).unwrap();
         let first = ask(1, "hi", 0.0);
         assert!(!first.cached);
@@ -339,12 +338,7 @@ mod tests {
         assert_eq!(cache.stats().misses, 4);
 
         // Another model identity (a re-pulled tag) misses too.
-        let other = CachedBackend::new(
-            Box::new(Counting(AtomicUsize::new(10))),
-            cache.clone(),
-            "m",
-            "sha256:def".into(),
-        );
+        let other = counting(&cache, 10, "sha256:def".into());
         assert_eq!(
             other.chat(&case(1), &request("hi", 0.0)).unwrap().content,
             "reply 11"
@@ -355,12 +349,7 @@ mod tests {
     fn failures_are_not_cached_and_damaged_entries_are_misses() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Arc::new(ResponseCache::open(dir.path()).unwrap());
-        let backend = CachedBackend::new(
-            Box::new(Counting(AtomicUsize::new(0))),
-            cache.clone(),
-            "m",
-            String::new(),
-        );
+        let backend = counting(&cache, 0, String::new());
         assert!(backend.chat(&case(1), &request("fail", 0.0)).is_err());
         assert!(backend.chat(&case(1), &request("fail", 0.0)).is_err());
         assert_eq!(cache.stats().hits, 0);

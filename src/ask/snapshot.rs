@@ -290,14 +290,7 @@ mod tests {
     fn a_written_snapshot_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let store = SnapshotStore::new(dir.path(), "suite", "m:1");
-        let case = CaseId {
-            model: None,
-            prompt: "p".into(),
-            question: 1,
-            question_id: "q1".into(),
-            round: 1,
-            sample: None,
-        };
+        let case = CaseId::example(1);
         let file = store.path(&case);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(

@@ -198,14 +198,7 @@ mod tests {
     }
 
     fn case() -> CaseId {
-        CaseId {
-            model: None,
-            prompt: "p".into(),
-            question: 1,
-            question_id: "q1".into(),
-            round: 1,
-            sample: None,
-        }
+        CaseId::example(1)
     }
 
     fn config(num_ctx: Option<u32>, num_predict: u32) -> Config {
