@@ -9,5 +9,9 @@
 //! variable names inside a sentence, and the log's `tracing` records.
 
 pub mod console;
+mod labels;
+pub mod report;
+
+pub use labels::Labels;
 
 pub use crate::config::Language;

@@ -6,11 +6,10 @@
 pub(crate) mod files;
 pub mod html;
 pub(crate) mod junit;
-pub mod labels;
 pub(crate) mod python;
 pub mod step_summary;
 pub mod table;
 pub(crate) mod text;
 
-pub use labels::Labels;
+pub use crate::language::Labels;
 pub use table::terminal_table;

@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::labels::Labels;
 use crate::case::{CaseRecord, Verdict};
+use crate::language::Labels;
 
 const RULE: &str = "# ==========================================";
 /// Characters of the question kept in the header line.

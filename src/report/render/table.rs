@@ -3,8 +3,8 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::labels::Labels;
 use super::text::{terminal_safe, transfer_lines, versus_text};
+use crate::language::{Labels, Language, report as words};
 use crate::results::{ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
 
 /// The spec §9 table with the best prompt line. Runs with several rounds
@@ -67,7 +67,7 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(summary, labels.notes);
+    let mut out = warnings_above(summary, labels.notes, labels.language);
     out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
@@ -222,7 +222,7 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
                 .collect()
         })
         .collect();
-    let mut out = warnings_above(&summary.run, "n/e");
+    let mut out = warnings_above(&summary.run, "n/e", labels.language);
     out.push_str(&format!(
         "{} x model ({}, 95% CI, {})\n",
         "Prompt", labels.accuracy, labels.correct_total
@@ -255,19 +255,24 @@ fn grid<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>]) -> String {
 
 /// The lines above a table: an interrupted run, and cases not evaluated
 /// (flagged in the table's `flag` cells).
-fn warnings_above(summary: &Summary, flag: &str) -> String {
+fn warnings_above(summary: &Summary, flag: &str, lang: Language) -> String {
     let mut out = String::new();
     if !summary.complete {
-        out.push_str(&format!(
-            "⚠️  INCOMPLETE: {}/{} cases finished; the run was interrupted\n",
-            summary.finished_cases, summary.planned_cases
+        out.push_str(&words::incomplete_run(
+            lang,
+            summary.finished_cases,
+            summary.planned_cases,
         ));
+        out.push('\n');
     }
     if summary.not_evaluated > 0 {
-        out.push_str(&format!(
-            "⚠️  {} of {} planned cases were not evaluated (see {flag} and summary.json): each accuracy is over its evaluated cases only\n",
-            summary.not_evaluated, summary.planned_cases
+        out.push_str(&words::not_evaluated(
+            lang,
+            summary.not_evaluated,
+            summary.planned_cases,
+            flag,
         ));
+        out.push('\n');
     }
     out
 }
@@ -425,7 +430,7 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
-            "⚠️  INCOMPLETE: 6/9 cases finished; the run was interrupted"
+            "⚠️  INCOMPLETE 執行未完成: 完成 6/9 個案例; 本次執行被中斷"
         );
         assert_eq!(
             lines[2],

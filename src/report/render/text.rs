@@ -3,7 +3,7 @@
 //! the multi-model overview): the best prompt with its ties, the best
 //! against the runner-up, the cross-model ranking and flips, robustness.
 
-use super::labels::Labels;
+use crate::language::Labels;
 use crate::results::{BestPrompt, ModelsSummary, VersusRunnerUp};
 
 /// The best prompt and those tied with it, with the accuracy:

@@ -5,10 +5,13 @@
 
 use serde::Serialize;
 
-use crate::config::Language;
+use super::Language;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Labels {
+    /// The language of these words, for the lines built around them.
+    #[serde(skip)]
+    pub language: Language,
     pub accuracy: &'static str,
     pub correct_total: &'static str,
     pub avg_exec_time: &'static str,
@@ -49,6 +52,7 @@ pub struct Labels {
 
 /// The spec's labels (§8, §9).
 const ZH: Labels = Labels {
+    language: Language::Zh,
     accuracy: "準確率",
     correct_total: "正確/總數",
     avg_exec_time: "平均執行時間",
@@ -85,6 +89,7 @@ const ZH: Labels = Labels {
 };
 
 const EN: Labels = Labels {
+    language: Language::En,
     accuracy: "Accuracy",
     correct_total: "Correct/Total",
     avg_exec_time: "Avg exec time",
