@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::text::versus_text;
 use crate::analysis::gate::GateReport;
+use crate::language::Language;
 use crate::results::{ModelsSummary, RunSummary, Summary};
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run.
@@ -77,7 +78,7 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
             best.accuracy
         ));
         if let Some(v) = &best.versus_runner_up {
-            out.push_str(&format!(" · {}", cell(&versus_text(v))));
+            out.push_str(&format!(" · {}", cell(&versus_text(v, Language::En))));
         }
         out.push_str("\n\n");
     }

@@ -236,7 +236,7 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    out.push_str(&transfer_lines(summary));
+    out.push_str(&transfer_lines(summary, labels.language));
     out
 }
 
@@ -300,7 +300,7 @@ fn best_line(summary: &Summary, l: &Labels) -> String {
                 best.accuracy
             );
             if let Some(v) = &best.versus_runner_up {
-                line.push_str(&format!("   {}\n", versus_text(v)));
+                line.push_str(&format!("   {}\n", versus_text(v, l.language)));
             }
             line
         }

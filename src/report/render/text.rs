@@ -1,9 +1,10 @@
-//! The sentences of the findings, each written once and used by every
+//! The sentences of the findings, each built once (worded in the run's
+//! language by language/report.rs) and used by every
 //! view that states it (terminal table, markdown job summary, quick view,
 //! the multi-model overview): the best prompt with its ties, the best
 //! against the runner-up, the cross-model ranking and flips, robustness.
 
-use crate::language::Labels;
+use crate::language::{Labels, Language, report as words};
 use crate::results::{BestPrompt, ModelsSummary, VersusRunnerUp};
 
 /// The best prompt and those tied with it, with the accuracy:
@@ -23,22 +24,19 @@ pub(crate) fn best_names(best: &BestPrompt, l: &Labels) -> String {
 }
 
 /// Whether the best prompt beats the runner-up by more than noise, in words.
-pub(crate) fn versus_text(v: &VersusRunnerUp) -> String {
-    let test = format!(
-        "exact McNemar p = {} over {} shared cases: {} passed only with the best, {} only with {}",
-        v.p_value, v.shared_cases, v.only_best_passed, v.only_runner_up_passed, v.runner_up
-    );
-    if v.beats_by_more_than_noise {
-        format!(
-            "beats {} by more than noise ({test})",
-            terminal_safe(&v.runner_up)
-        )
-    } else {
-        format!(
-            "not distinguishable from {} on this run ({test}); more questions or rounds would tell",
-            terminal_safe(&v.runner_up)
-        )
-    }
+pub(crate) fn versus_text(v: &VersusRunnerUp, lang: Language) -> String {
+    let runner_up = terminal_safe(&v.runner_up);
+    words::versus_runner_up(
+        lang,
+        &words::VersusRunnerUp {
+            runner_up: &runner_up,
+            beats_by_more_than_noise: v.beats_by_more_than_noise,
+            p_value: &v.p_value.to_string(),
+            shared_cases: v.shared_cases,
+            only_best_passed: v.only_best_passed,
+            only_runner_up_passed: v.only_runner_up_passed,
+        },
+    )
 }
 
 /// Suite text must not drive the terminal: escape sequences and other
@@ -52,32 +50,45 @@ pub(crate) fn terminal_safe(text: &str) -> String {
 /// The cross-model lines of the table: rank correlation between each pair
 /// of models with its interval, the prompt pairs whose order flips beyond
 /// noise, and each model's most prompt-dependent questions.
-pub(crate) fn transfer_lines(summary: &ModelsSummary) -> String {
+pub(crate) fn transfer_lines(summary: &ModelsSummary, lang: Language) -> String {
     let mut out = String::new();
     if let Some(cross) = &summary.cross_model {
         // Two prompts at least, or there is no order to transfer.
         for t in cross.rank_transfer.iter().filter(|t| t.prompts > 1) {
-            out.push_str(&format!(
-                "ranking {} vs {}: Kendall tau-b {} (95% CI {}), Spearman rho {} over {} prompts\n",
-                t.model_a,
-                t.model_b,
-                figure(t.kendall_tau_b),
-                interval(t.kendall_tau_b_interval),
-                figure(t.spearman_rho),
-                t.prompts
+            out.push_str(&words::ranking(
+                lang,
+                (&t.model_a, &t.model_b),
+                &figure(t.kendall_tau_b),
+                &interval(t.kendall_tau_b_interval),
+                &figure(t.spearman_rho),
+                t.prompts,
             ));
+            out.push('\n');
             for f in &t.flips {
-                out.push_str(&format!(
-                    "  ⚠ order flips beyond noise: {} > {} on {} ({:.1}% vs {:.1}%, p = {}), {} > {} on {} ({:.1}% vs {:.1}%, p = {})\n",
-                    f.first, f.second, t.model_a, f.on_a.first_accuracy, f.on_a.second_accuracy, f.on_a.p_value,
-                    f.second, f.first, t.model_b, f.on_b.second_accuracy, f.on_b.first_accuracy, f.on_b.p_value
-                ));
+                let on_a = format!(
+                    "{} > {} on {} ({:.1}% vs {:.1}%, p = {})",
+                    f.first,
+                    f.second,
+                    t.model_a,
+                    f.on_a.first_accuracy,
+                    f.on_a.second_accuracy,
+                    f.on_a.p_value
+                );
+                let on_b = format!(
+                    "{} > {} on {} ({:.1}% vs {:.1}%, p = {})",
+                    f.second,
+                    f.first,
+                    t.model_b,
+                    f.on_b.second_accuracy,
+                    f.on_b.first_accuracy,
+                    f.on_b.p_value
+                );
+                out.push_str(&words::order_flip(lang, &on_a, &on_b));
+                out.push('\n');
             }
             if t.flips.is_empty() {
-                out.push_str(&format!(
-                    "  no prompt pair flips order beyond noise ({} flip(s) within noise)\n",
-                    t.flips_within_noise
-                ));
+                out.push_str(&words::no_order_flip(lang, t.flips_within_noise));
+                out.push('\n');
             }
         }
     }
@@ -92,18 +103,19 @@ pub(crate) fn transfer_lines(summary: &ModelsSummary) -> String {
             .take(3)
             .map(|q| format!("{} {}", q.question, figure(q.sensitivity)))
             .collect();
-        out.push_str(&format!(
-            "robustness {model}: mean spread {} {}, PromptSensiScore {} {}, robust pass@1 {}{}\n",
-            figure(r.mean_spread),
-            interval(r.mean_spread_interval),
-            figure(r.mean_sensitivity),
-            interval(r.mean_sensitivity_interval),
-            figure(r.robust_pass_at_k.get("pass@1").copied()),
-            match most.is_empty() {
-                true => String::new(),
-                false => format!("; most prompt-dependent: {}", most.join(", ")),
-            }
+        out.push_str(&words::robustness(
+            lang,
+            &words::Robustness {
+                model,
+                spread: &figure(r.mean_spread),
+                spread_interval: &interval(r.mean_spread_interval),
+                sensitivity: &figure(r.mean_sensitivity),
+                sensitivity_interval: &interval(r.mean_sensitivity_interval),
+                robust_pass_at_1: &figure(r.robust_pass_at_k.get("pass@1").copied()),
+                most: &most,
+            },
         ));
+        out.push('\n');
     }
     out
 }

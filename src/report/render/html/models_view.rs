@@ -338,7 +338,7 @@ fn best_text(results: &Summary, l: &Labels) -> String {
         None => "no evaluated case".into(),
         Some(b) => match &b.versus_runner_up {
             Some(v) if b.tied_with.is_empty() => {
-                format!("{}, {}", best_names(b, l), versus_text(v))
+                format!("{}, {}", best_names(b, l), versus_text(v, l.language))
             }
             _ => best_names(b, l),
         },

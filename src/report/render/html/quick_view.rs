@@ -310,7 +310,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
             .best_prompt
             .as_ref()
             .and_then(|b| b.versus_runner_up.as_ref())
-            .map(versus_text),
+            .map(|v| versus_text(v, info.language)),
         not_evaluated: info
             .not_evaluated
             .iter()
