@@ -52,7 +52,7 @@ fn prompt_accuracy(o: &Outcomes, prompt: usize) -> Option<f64> {
 }
 
 /// The highest accuracy, ties named; against the runner-up by exact
-/// McNemar (the one rule of [`super::best_prompt`]).
+/// McNemar (the one rule of `analysis::best_prompt`).
 pub fn best_prompt(o: &Outcomes) -> Option<BestPrompt> {
     let at = |name: &str| o.prompts.iter().position(|p| p == name);
     super::best_prompt::best_prompt(

@@ -1,9 +1,9 @@
 //! The figures of a run, computed from its case records: per prompt
-//! ([`prompt_results`]: accuracy, intervals, pass@k, the best prompt), and
+//! (`prompt_results`: accuracy, intervals, pass@k, the best prompt), and
 //! over prompts and models ([`outcomes`] laid out for [`robustness`],
 //! [`kinds`] and [`cross_model`]), PartialOrderEval's [`curves`], and the
 //! [`gate`]'s thresholds. One significance level and one paired test
-//! ([`stats`]), one best-prompt rule ([`best_prompt`]). Results are the
+//! ([`stats`]), one best-prompt rule (`best_prompt`). Results are the
 //! shapes of `crate::results`; nothing here writes a file.
 
 pub(crate) mod best_prompt;

@@ -1,7 +1,7 @@
 //! What a run's results are, as data: run_info.json ([`RunInfo`]), one
 //! model's summary.json ([`Summary`]), the figures a multi-model run or a
 //! run of prompt variants adds ([`figures`]), the records of one prompt in
-//! report order ([`groups`]), and the run folder's files ([`run_folder`]).
+//! report order (`groups`), and the run folder's files ([`run_folder`]).
 //! No computation beyond rounding: `crate::analysis` computes these, and
 //! `crate::report` renders and writes them.
 

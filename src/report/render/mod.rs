@@ -1,7 +1,7 @@
 //! Results -> what a person or a tool reads. Each renderer takes
 //! `crate::results` types and gives text or a file's bytes; none computes
-//! a figure. The words of every view, in both languages, are in [`labels`]
-//! and [`text`].
+//! a figure. The words of every view, in both languages, are in [`crate::language::Labels`]
+//! and the sentences of `text`.
 
 pub(crate) mod files;
 pub mod html;

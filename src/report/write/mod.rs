@@ -71,7 +71,7 @@ pub fn write_all(
 /// The same files from the run folder's journal, one record at a time: a
 /// run of any size never holds every reply, prompt and output at once.
 /// A multi-model run gets each model's report in its folder and the
-/// run's [`ModelsSummary`] across them.
+/// run's [`crate::results::ModelsSummary`] across them.
 pub fn write_from_journal(
     run_dir: &Path,
     info: &RunInfo,

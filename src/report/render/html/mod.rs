@@ -1,7 +1,7 @@
 //! The self-contained pages: quick_view.html of one model's run
-//! ([`quick_view`], with [`svg`] charts, [`highlight`]ed code and
-//! [`diff`]s of expected against actual output) and the multi-model
-//! run's overview ([`models_view`]).
+//! (`quick_view`, with `svg` charts, `highlight`ed code and
+//! `diff`s of expected against actual output) and the multi-model
+//! run's overview (`models_view`).
 
 mod diff;
 mod highlight;
