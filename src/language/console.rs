@@ -223,16 +223,16 @@ pub fn total_time(lang: Language, secs: f64) -> String {
 }
 
 /// What insta did with new and changed replies, by its update mode.
-pub enum SnapshotFate<'a> {
+pub enum SnapshotFate {
     /// Recorded (INSTA_UPDATE=always or force, named).
-    Written(&'a str),
+    Written(String),
     /// Not written: CI or INSTA_UPDATE=no.
     Held,
     /// Pending files for `cargo insta review`.
     AwaitReview,
 }
 
-pub fn snapshots(lang: Language, new: usize, changed: usize, fate: SnapshotFate) -> String {
+pub fn snapshots(lang: Language, new: usize, changed: usize, fate: &SnapshotFate) -> String {
     match fate {
         SnapshotFate::Written(mode) => pick(
             lang,
@@ -310,9 +310,9 @@ mod tests {
                 incomplete(l, 1, 9, "r"),
                 cache(l, 1, 2, "c"),
                 total_time(l, 1.0),
-                snapshots(l, 1, 2, SnapshotFate::Written("always")),
-                snapshots(l, 1, 2, SnapshotFate::Held),
-                snapshots(l, 1, 2, SnapshotFate::AwaitReview),
+                snapshots(l, 1, 2, &SnapshotFate::Written("always".into())),
+                snapshots(l, 1, 2, &SnapshotFate::Held),
+                snapshots(l, 1, 2, &SnapshotFate::AwaitReview),
                 under_nextest(l, 9),
             ]
         };

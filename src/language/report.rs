@@ -128,23 +128,25 @@ pub fn robustness(lang: Language, r: &Robustness) -> String {
         most,
     } = *r;
     let most = most.join(", ");
-    match (lang, most.is_empty()) {
-        (Language::En, empty) => format!(
-            "robustness {model}: mean spread {spread} {spread_interval}, PromptSensiScore {sensitivity} {sensitivity_interval}, robust pass@1 {robust_pass_at_1}{}",
-            if empty {
-                String::new()
-            } else {
-                format!("; most prompt-dependent: {most}")
-            }
-        ),
-        (Language::Zh, empty) => format!(
-            "穩健性 {model}: 平均差距 {spread} {spread_interval}, PromptSensiScore {sensitivity} {sensitivity_interval}, robust pass@1 {robust_pass_at_1}{}",
-            if empty {
-                String::new()
-            } else {
-                format!("; 最依賴 Prompt 的問題: {most}")
-            }
-        ),
+    match lang {
+        Language::En => {
+            let most = match most.is_empty() {
+                true => String::new(),
+                false => format!("; most prompt-dependent: {most}"),
+            };
+            format!(
+                "robustness {model}: mean spread {spread} {spread_interval}, PromptSensiScore {sensitivity} {sensitivity_interval}, robust pass@1 {robust_pass_at_1}{most}"
+            )
+        }
+        Language::Zh => {
+            let most = match most.is_empty() {
+                true => String::new(),
+                false => format!("; 最依賴 Prompt 的問題: {most}"),
+            };
+            format!(
+                "穩健性 {model}: 平均差距 {spread} {spread_interval}, PromptSensiScore {sensitivity} {sensitivity_interval}, robust pass@1 {robust_pass_at_1}{most}"
+            )
+        }
     }
 }
 

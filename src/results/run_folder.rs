@@ -26,6 +26,8 @@ use crate::record::journal;
 pub const RUN_INFO: &str = "run_info.json";
 /// One model's results (or, in a multi-model run, every model's).
 pub const SUMMARY: &str = "summary.json";
+/// The page a person opens first (one model's, or the models side by side).
+pub const QUICK_VIEW: &str = "quick_view.html";
 
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.

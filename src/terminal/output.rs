@@ -272,7 +272,7 @@ impl Console {
             Event::Cache(stats) => words::cache(lang, stats.hits, stats.misses, &shown(&stats.dir)),
             Event::TotalTime(secs) => words::total_time(lang, secs),
             Event::Snapshots { new, changed } => {
-                words::snapshots(lang, new, changed, snapshot_fate().as_ref())
+                words::snapshots(lang, new, changed, &snapshot_fate())
             }
             // Not lines of the terminal's own: see [`Console::event`] and
             // [`JobSummary`].
@@ -357,30 +357,13 @@ impl Sink for JobSummary {
 }
 
 /// What insta does with new and changed replies, by its update mode.
-fn snapshot_fate() -> SnapshotFateOwned {
+fn snapshot_fate() -> words::SnapshotFate {
     let mode = std::env::var("INSTA_UPDATE").unwrap_or_default();
     if mode == "always" || mode == "force" {
-        SnapshotFateOwned::Written(mode)
+        words::SnapshotFate::Written(mode)
     } else if in_ci() || mode == "no" {
-        SnapshotFateOwned::Held
+        words::SnapshotFate::Held
     } else {
-        SnapshotFateOwned::AwaitReview
-    }
-}
-
-/// [`words::SnapshotFate`] holding its mode.
-enum SnapshotFateOwned {
-    Written(String),
-    Held,
-    AwaitReview,
-}
-
-impl SnapshotFateOwned {
-    fn as_ref(&self) -> words::SnapshotFate<'_> {
-        match self {
-            SnapshotFateOwned::Written(mode) => words::SnapshotFate::Written(mode),
-            SnapshotFateOwned::Held => words::SnapshotFate::Held,
-            SnapshotFateOwned::AwaitReview => words::SnapshotFate::AwaitReview,
-        }
+        words::SnapshotFate::AwaitReview
     }
 }

@@ -206,7 +206,7 @@ impl PerCaseFiles {
         let report_dir = run_dir.join("report");
         let paths = Written {
             summary_json: PathBuf::new(),
-            quick_view: run_dir.join("quick_view.html"),
+            quick_view: run_dir.join(run_folder::QUICK_VIEW),
             detailed_report: report_dir.join("detailed_report.json"),
             summary_csv: PathBuf::new(),
             cases_csv: report_dir.join("cases.csv"),

@@ -19,7 +19,7 @@ use crate::record::journal::{Located, Reader};
 use crate::report::render::files;
 use crate::report::render::html::models_view;
 use crate::results::groups::{groups, unknown_prompts};
-use crate::results::run_folder::{model_dirs, write_json};
+use crate::results::run_folder::{QUICK_VIEW, SUMMARY, model_dirs, write_json};
 use crate::results::{Cases, ModelsSummary, PromptGroup, RunInfo, Summary};
 
 /// Writes every model's report into its folder, then the run's own
@@ -66,15 +66,15 @@ pub(crate) fn write_models(
     summary.cross_model = Some(cross_model(&pairs));
     let report_dir = run_dir.join("report");
     std::fs::create_dir_all(&report_dir)?;
-    let summary_json = run_dir.join("summary.json");
+    let summary_json = run_dir.join(SUMMARY);
     write_json(&summary_json, &summary)?;
     let summary_csv = report_dir.join("summary.csv");
     files::write_models_csv(&summary_csv, &summary)?;
-    let quick_view = run_dir.join("quick_view.html");
+    let quick_view = run_dir.join(QUICK_VIEW);
     models_view::write(&quick_view, info, &summary, &dirs)?;
     let mut written = first_written.unwrap_or_else(|| Written {
         summary_json: summary_json.clone(),
-        quick_view: run_dir.join("quick_view.html"),
+        quick_view: quick_view.clone(),
         detailed_report: report_dir.join("detailed_report.json"),
         summary_csv: summary_csv.clone(),
         cases_csv: report_dir.join("cases.csv"),
