@@ -125,6 +125,12 @@ fn github_step_summary_gets_the_table_and_the_gate() {
     );
     assert!(md.contains("**gate: FAILED**"), "{md}");
     assert!(md.contains("below the threshold 70.0%"), "{md}");
+    // A person reads it: in the run's language (the spec's Chinese here).
+    assert!(
+        md.contains("| Prompt | 準確率 | 95% CI | 正確/總數 | gate | 注意 |"),
+        "{md}"
+    );
+    assert!(md.contains("完成 9/9 個案例"), "{md}");
 }
 
 fn main() -> ExitCode {

@@ -353,12 +353,13 @@ fn a_question_passing_in_one_round_and_failing_in_the_other_is_listed_unstable()
         serde_json::json!(["q2_greet_world"]),
         "{summary}"
     );
-    assert!(run.stdout.contains("1 unstable"), "{}", run.stdout);
-    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(
-        html.contains("unstable question"),
-        "the quick view names it"
+        run.stdout.contains("≠ 1 個不穩定 (q2_greet_world)"),
+        "{}",
+        run.stdout
     );
+    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    assert!(html.contains("1 個不穩定的問題"), "the quick view names it");
 }
 
 /// The summed tokens per prompt are the server's own figures, on both
@@ -544,12 +545,12 @@ fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() 
         assert!(long.contains("ignored"), "{backend}: {}", run.stdout);
         assert!(long.contains("context window"), "{backend}: {long}");
         assert!(
-            run.stdout.contains("✂ 1 cut prompts"),
+            run.stdout.contains("✂ 1 個提示被截斷"),
             "{backend}: {}",
             run.stdout
         );
         assert!(
-            run.stdout.contains("✂ 1 cut replies"),
+            run.stdout.contains("✂ 1 個回覆被截斷"),
             "{backend}: {}",
             run.stdout
         );
@@ -578,12 +579,8 @@ fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() 
         // The quick view flags both and shows the figures.
         let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
         assert!(page.contains("<th>tokens/case</th>"), "{backend}");
-        assert!(page.contains("✂ cut at the length limit"), "{backend}");
-        assert!(
-            page.contains("did not fit the model&#x27;s context window")
-                || page.contains("did not fit the model's context window"),
-            "{backend}"
-        );
+        assert!(page.contains("✂ 回覆停在長度上限"), "{backend}");
+        assert!(page.contains("個提示超出模型的上下文視窗"), "{backend}");
     }
 }
 

@@ -73,7 +73,7 @@ fn an_edited_template_is_never_credited_with_the_old_replies() {
     // prompt1 and prompt3 still fail their third question.
     assert_eq!(run.status, Some(101), "{}", run.both());
     assert!(
-        run.stdout.contains("prompt2: 3 of 3 (template changed 3)"),
+        run.stdout.contains("prompt2: 3/3 (template changed 3)"),
         "{}",
         run.stdout
     );
@@ -112,17 +112,14 @@ fn an_edited_template_is_never_credited_with_the_old_replies() {
         .lines()
         .find(|l| l.starts_with("| prompt2"))
         .unwrap();
-    assert!(table_row.contains("⚠ 3 not evaluated"), "{table_row}");
+    assert!(table_row.contains("⚠ 3 個未評測"), "{table_row}");
     assert!(table_row.contains("| -"), "no accuracy shown: {table_row}");
     assert!(
         run.stdout
             .contains("🏆 最佳 Prompt: prompt1 = prompt3 (tie")
     );
     let html = std::fs::read_to_string(run_dir.join("quick_view.html")).unwrap();
-    assert!(
-        html.contains("3 selected cases were not evaluated"),
-        "{html}"
-    );
+    assert!(html.contains("有 3 個選取的案例未評測"), "{html}");
     assert!(html.contains("prompt2::q3_bug_calculate_average::r1"));
 
     // Asked for replay explicitly, the same suite stops before any case.
@@ -136,11 +133,7 @@ fn an_edited_template_is_never_credited_with_the_old_replies() {
         "{}",
         strict.stderr
     );
-    assert!(
-        strict
-            .stderr
-            .contains("prompt2: 3 of 3 (template changed 3)")
-    );
+    assert!(strict.stderr.contains("prompt2: 3/3 (template changed 3)"));
     assert!(!strict.stdout.contains("test prompt"), "{}", strict.stdout);
     assert_eq!(s.run_dirs(), before, "no run folder for a refused run");
 }
@@ -152,7 +145,7 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     assert_eq!(run.status, Some(101), "{}", run.both());
     assert!(
         run.stdout
-            .contains("prompt1: 6 of 9 (round not recorded 6)"),
+            .contains("prompt1: 6/9 (round not recorded 6)"),
         "{}",
         run.stdout
     );
@@ -173,13 +166,13 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     let run = replay(&s, &[], &[]);
     assert!(
         run.stdout
-            .contains("prompt4: 4 of 4 (prompt not recorded 4)"),
+            .contains("prompt4: 4/4 (prompt not recorded 4)"),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout
-            .contains("prompt1: 1 of 4 (question not recorded 1)"),
+            .contains("prompt1: 1/4 (question not recorded 1)"),
         "{}",
         run.stdout
     );
@@ -219,7 +212,7 @@ fn a_changed_question_refuses_it_and_the_cases_whose_history_held_it() {
     let run = replay(&s, &[], &[]);
     assert!(
         run.stdout
-            .contains("prompt1: 2 of 3 (question changed 1, history differs 1)"),
+            .contains("prompt1: 2/3 (question changed 1, history differs 1)"),
         "{}",
         run.stdout
     );

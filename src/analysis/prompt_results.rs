@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::case::{ApiFailure, CaseRecord, Verdict};
+use crate::case::{ApiFailure, CaseRecord};
+use crate::language::Language;
 
 use super::stats::{self, Paired, pass_at_k_over_questions, round_to};
 use crate::results::{BestPrompt, PromptResult, RoundStats, RunInfo, Summary};
@@ -210,42 +211,12 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         .filter(|(_, (passed, failed))| *passed > 0 && *failed > 0)
         .map(|(id, _)| id.to_string())
         .collect();
-    let mut warnings = warnings(&t.errors, not_evaluated, &not_evaluated_reasons);
-    if let Some(n) = t.not_evaluated.get(PROMPT_CUT) {
-        warnings.push(format!(
-            "{n} prompt(s) did not fit the model's context window and were not evaluated: \
-             raise llm.num_ctx (and the server's own window, e.g. llama-server -c), or lower \
-             history.max_entries / history.max_chars"
-        ));
-    }
-    if t.truncated_replies > 0 {
-        warnings.push(format!(
-            "{} reply(ies) stopped at the length limit and were judged cut; raise llm.num_predict",
-            t.truncated_replies
-        ));
-    }
-    if t.suspect > 0 {
-        let ids: Vec<&str> = t.suspect_questions.iter().map(String::as_str).collect();
-        warnings.push(format!(
-            "{} suspect case(s): the program defines a class equal to any object, so its tests \
-             cannot fail; judged wrong_answer: {}",
-            t.suspect,
-            ids.join(", ")
-        ));
-    }
-    if !unstable_questions.is_empty() {
-        warnings.push(format!(
-            "{} unstable question(s), passed in some rounds or samples and failed in others: {}",
-            unstable_questions.len(),
-            unstable_questions.join(", ")
-        ));
-    }
-    PromptResult {
+    let mut result = PromptResult {
         accuracy_interval: stats::wilson(t.correct, t.evaluated)
             .map(|(lo, hi)| [round_to(lo * 100.0, 1), round_to(hi * 100.0, 1)]),
         pass_at_k: pass_at_k.values,
         pass_at_k_interval: pass_at_k.intervals,
-        warnings,
+        warnings: Vec::new(),
         unstable_questions,
         tokens: t.tokens,
         truncated_replies: t.truncated_replies,
@@ -263,29 +234,11 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         rounds: round_stats(&t.rounds),
         threshold,
         gate_passed: threshold.map(|t| super::gate::meets(accuracy, t)),
-    }
-}
-
-/// The caveats a reader of this accuracy needs, in words.
-fn warnings(
-    errors: &BTreeMap<String, usize>,
-    not_evaluated: usize,
-    reasons: &BTreeMap<String, usize>,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(&n) = errors.get(Verdict::ApiError.as_str()) {
-        out.push(format!(
-            "{n} api_error: the model call failed and counts as a failure; check the server and rerun"
-        ));
-    }
-    if not_evaluated > 0 {
-        let why: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
-        out.push(format!(
-            "{not_evaluated} not evaluated ({}): in no accuracy",
-            why.join(", ")
-        ));
-    }
-    out
+    };
+    // summary.json keeps the English sentences; views word them again in
+    // the run's language from the same counts.
+    result.warnings = result.warnings_in(Language::En);
+    result
 }
 
 /// Per-round accuracy spread; `None` for a single round, where a spread of
@@ -429,7 +382,11 @@ mod tests {
         let p1 = &summary.prompt_results["prompt1"];
         let q1 = records[0].case.question_id.clone();
         assert_eq!(p1.unstable_questions, std::slice::from_ref(&q1));
-        assert!(p1.flags().contains("1 unstable"), "{}", p1.flags());
+        assert!(
+            p1.flags(Language::En).contains("1 unstable"),
+            "{}",
+            p1.flags(Language::En)
+        );
         assert!(
             p1.warnings.iter().any(|w| w.contains(&q1)),
             "{:?}",
@@ -477,7 +434,11 @@ mod tests {
         assert_eq!((p1.tokens.prompt, p1.tokens.completion), (300, 1044));
         assert_eq!(p1.truncated_replies, 1);
         assert_eq!(p1.tokens_text(), "150+522");
-        assert!(p1.flags().contains("1 cut replies"), "{}", p1.flags());
+        assert!(
+            p1.flags(Language::En).contains("1 cut replies"),
+            "{}",
+            p1.flags(Language::En)
+        );
         assert!(p1.warnings.iter().any(|w| w.contains("llm.num_predict")));
         // 1044 completion tokens in 2.5 s of generation.
         assert_eq!(summary.generation_speed, Some(417.6));
@@ -495,7 +456,11 @@ mod tests {
         assert_eq!(p1.truncated_prompts, 1);
         assert_eq!((p1.accuracy, p1.total_questions), (Some(100.0), 1));
         assert_eq!(p1.not_evaluated_reasons["prompt cut"], 1);
-        assert!(p1.flags().contains("1 cut prompts"), "{}", p1.flags());
+        assert!(
+            p1.flags(Language::En).contains("1 cut prompts"),
+            "{}",
+            p1.flags(Language::En)
+        );
         assert!(p1.warnings.iter().any(|w| w.contains("llm.num_ctx")));
         assert_eq!(summary.api_failures.get("prompt_too_long"), None);
     }
@@ -550,7 +515,7 @@ mod tests {
         let p2 = &summary.prompt_results["prompt2"];
         assert_eq!(p2.accuracy, Some(50.0));
         assert!(p2.warnings[0].contains("1 api_error"), "{:?}", p2.warnings);
-        assert_eq!(p2.flags(), "⚠ 1 api_error");
+        assert_eq!(p2.flags(Language::En), "⚠ 1 api_error");
         // No evaluated case: no accuracy, not 0 %, and never the best.
         let p3 = &summary.prompt_results["prompt3"];
         assert_eq!(p3.accuracy, None);

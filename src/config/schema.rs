@@ -54,6 +54,15 @@ pub enum Language {
 }
 
 impl Language {
+    /// The HTML `lang` of a page in this language (the spec's Chinese is
+    /// Traditional).
+    pub fn html_lang(self) -> &'static str {
+        match self {
+            Language::Zh => "zh-Hant",
+            Language::En => "en",
+        }
+    }
+
     /// The name harness.toml and a suite's settings use.
     pub fn name(self) -> &'static str {
         match self {

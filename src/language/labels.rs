@@ -26,6 +26,8 @@ pub struct Labels {
     pub template: &'static str,
     pub sent_prompt: &'static str,
     pub raw_reply: &'static str,
+    /// A reply that stopped at the length limit.
+    pub reply_cut: &'static str,
     /// A reasoning model's reasoning (never judged).
     pub reasoning: &'static str,
     pub execution_result: &'static str,
@@ -66,6 +68,7 @@ const ZH: Labels = Labels {
     template: "完整 Prompt 模板",
     sent_prompt: "發送給 LLM 的完整 Prompt (包含上下文)",
     raw_reply: "LLM 原始回應",
+    reply_cut: "✂ 回覆停在長度上限 (finish_reason=length): 請調高 llm.num_predict",
     reasoning: "LLM 推理過程 (不評分) / reasoning, not judged",
     execution_result: "執行結果",
     output: "輸出",
@@ -103,6 +106,7 @@ const EN: Labels = Labels {
     template: "Full prompt template",
     sent_prompt: "Full prompt sent to the LLM (with context)",
     raw_reply: "LLM raw reply",
+    reply_cut: "✂ cut at the length limit (finish_reason=length): raise llm.num_predict",
     reasoning: "LLM reasoning (not judged)",
     execution_result: "Execution result",
     output: "Output",

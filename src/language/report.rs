@@ -1,6 +1,8 @@
 //! The report's lines around its tables (what the words in labels.rs do
 //! not say alone).
 
+use std::collections::BTreeMap;
+
 use super::Language;
 
 /// An interrupted run: its numbers cover the finished cases only.
@@ -150,6 +152,160 @@ pub fn robustness(lang: Language, r: &Robustness) -> String {
     }
 }
 
+/// What a reader must know about one prompt's numbers before trusting
+/// them, counted: the table's `notes` cell and the longer warnings say it.
+pub struct Notes<'a> {
+    pub api_errors: Option<usize>,
+    pub not_evaluated: usize,
+    /// Why, reason -> count.
+    pub not_evaluated_reasons: &'a BTreeMap<String, usize>,
+    pub cut_prompts: usize,
+    pub cut_replies: usize,
+    /// Questions whose program defeats its tests (judged wrong_answer).
+    pub suspect: &'a [String],
+    /// Questions that passed in some rounds and failed in others.
+    pub unstable: &'a [String],
+}
+
+/// The notes of one prompt's row, each led by its sign and count so the
+/// row reads the same way in both languages; empty when nothing is due.
+/// `api_error` is the verdict's machine name in both.
+pub fn note_flags(lang: Language, n: &Notes) -> String {
+    let zh = lang == Language::Zh;
+    let word = |zh_word: &'static str, en_word: &'static str| if zh { zh_word } else { en_word };
+    let mut flags = Vec::new();
+    if let Some(count) = n.api_errors {
+        flags.push(format!("⚠ {count} api_error"));
+    }
+    if n.not_evaluated > 0 {
+        let w = word("個未評測", "not evaluated");
+        flags.push(format!("⚠ {} {w}", n.not_evaluated));
+    }
+    if n.cut_prompts > 0 {
+        let w = word("個提示被截斷", "cut prompts");
+        flags.push(format!("✂ {} {w}", n.cut_prompts));
+    }
+    if n.cut_replies > 0 {
+        let w = word("個回覆被截斷", "cut replies");
+        flags.push(format!("✂ {} {w}", n.cut_replies));
+    }
+    if !n.unstable.is_empty() {
+        const SHOWN: usize = 3;
+        let mut ids = n.unstable[..n.unstable.len().min(SHOWN)].join(" ");
+        if n.unstable.len() > SHOWN {
+            ids.push_str(" …");
+        }
+        let w = word("個不穩定", "unstable");
+        flags.push(format!("≠ {} {w} ({ids})", n.unstable.len()));
+    }
+    flags.join(if zh { "; " } else { ", " })
+}
+
+/// The same facts as sentences that say what to do (summary.json keeps
+/// the English ones; the views show them in the run's language).
+pub fn warnings(lang: Language, n: &Notes) -> Vec<String> {
+    let zh = lang == Language::Zh;
+    let mut out = Vec::new();
+    if let Some(count) = n.api_errors {
+        out.push(if zh {
+            format!("{count} 個 api_error: 模型呼叫失敗, 計為失敗; 請檢查伺服器後重新執行")
+        } else {
+            format!("{count} api_error: the model call failed and counts as a failure; check the server and rerun")
+        });
+    }
+    if n.not_evaluated > 0 {
+        let why: Vec<String> = n
+            .not_evaluated_reasons
+            .iter()
+            .map(|(r, count)| format!("{r} {count}"))
+            .collect();
+        let why = why.join(", ");
+        out.push(if zh {
+            format!("{} 個未評測 ({why}): 不計入任何準確率", n.not_evaluated)
+        } else {
+            format!("{} not evaluated ({why}): in no accuracy", n.not_evaluated)
+        });
+    }
+    if n.cut_prompts > 0 {
+        let count = n.cut_prompts;
+        out.push(if zh {
+            format!(
+                "{count} 個提示超出模型的上下文視窗, 未評測: 請調高 llm.num_ctx (以及伺服器自己的視窗, 例如 llama-server -c), 或調低 history.max_entries / history.max_chars"
+            )
+        } else {
+            format!(
+                "{count} prompt(s) did not fit the model's context window and were not evaluated: \
+                 raise llm.num_ctx (and the server's own window, e.g. llama-server -c), or lower \
+                 history.max_entries / history.max_chars"
+            )
+        });
+    }
+    if n.cut_replies > 0 {
+        let count = n.cut_replies;
+        out.push(if zh {
+            format!("{count} 個回覆停在長度上限, 以截斷的回覆評判; 請調高 llm.num_predict")
+        } else {
+            format!(
+                "{count} reply(ies) stopped at the length limit and were judged cut; raise llm.num_predict"
+            )
+        });
+    }
+    if !n.suspect.is_empty() {
+        let (count, ids) = (n.suspect.len(), n.suspect.join(", "));
+        out.push(if zh {
+            format!(
+                "{count} 個可疑案例: 程式定義了與任何物件都相等的類別, 使其測試無法失敗; 判為 wrong_answer: {ids}"
+            )
+        } else {
+            format!(
+                "{count} suspect case(s): the program defines a class equal to any object, so its tests \
+                 cannot fail; judged wrong_answer: {ids}"
+            )
+        });
+    }
+    if !n.unstable.is_empty() {
+        let (count, ids) = (n.unstable.len(), n.unstable.join(", "));
+        out.push(if zh {
+            format!("{count} 個不穩定的問題, 在某些輪次或樣本通過、其他失敗: {ids}")
+        } else {
+            format!(
+                "{count} unstable question(s), passed in some rounds or samples and failed in others: {ids}"
+            )
+        });
+    }
+    out
+}
+
+/// How many of the planned cases finished (the job summary's header).
+pub fn cases_finished(lang: Language, finished: usize, planned: usize) -> String {
+    match lang {
+        Language::Zh => format!("完成 {finished}/{planned} 個案例"),
+        Language::En => format!("{finished} of {planned} cases finished"),
+    }
+}
+
+/// The quick view's banner over an interrupted run.
+pub fn incomplete_banner(lang: Language, finished: usize, planned: usize) -> String {
+    match lang {
+        Language::Zh => format!(
+            "⚠️ INCOMPLETE 執行未完成: 完成 {finished}/{planned} 個案例; 本次執行被中斷, 這些數字只涵蓋已完成的案例。"
+        ),
+        Language::En => format!(
+            "⚠️ INCOMPLETE: {finished}/{planned} cases finished; the run was interrupted and these numbers cover only the finished cases."
+        ),
+    }
+}
+
+/// The quick view's heading over the cases not evaluated.
+pub fn not_evaluated_heading(lang: Language, cases: usize) -> String {
+    match lang {
+        Language::Zh => format!("⚠️ 有 {cases} 個選取的案例未評測: 它們不計入任何準確率"),
+        Language::En => {
+            format!("⚠️ {cases} selected cases were not evaluated: they are in no accuracy")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,11 +349,93 @@ mod tests {
                 no_order_flip(Language::Zh, 4),
                 no_order_flip(Language::En, 4),
             ),
+            (
+                cases_finished(Language::Zh, 4, 9),
+                cases_finished(Language::En, 4, 9),
+            ),
+            (
+                incomplete_banner(Language::Zh, 4, 9),
+                incomplete_banner(Language::En, 4, 9),
+            ),
+            (
+                not_evaluated_heading(Language::Zh, 4),
+                not_evaluated_heading(Language::En, 4),
+            ),
+            (
+                note_flags(Language::Zh, &counts()),
+                note_flags(Language::En, &counts()),
+            ),
         ] {
             assert!(han(&zh) && !han(&en), "{zh} / {en}");
             for line in [&zh, &en] {
                 assert!(line.contains('4'), "{line}");
             }
         }
+    }
+
+    fn counts() -> Notes<'static> {
+        static NONE: [String; 0] = [];
+        static REASONS: BTreeMap<String, usize> = BTreeMap::new();
+        Notes {
+            api_errors: Some(1),
+            not_evaluated: 4,
+            not_evaluated_reasons: &REASONS,
+            cut_prompts: 2,
+            cut_replies: 3,
+            suspect: &NONE,
+            unstable: &NONE,
+        }
+    }
+
+    #[test]
+    fn notes_lead_with_their_sign_and_count_in_both_languages() {
+        let unstable: Vec<String> = ["q1", "q2", "q3", "q4"].map(String::from).into();
+        let n = Notes {
+            unstable: &unstable,
+            ..counts()
+        };
+        assert_eq!(
+            note_flags(Language::En, &n),
+            "⚠ 1 api_error, ⚠ 4 not evaluated, ✂ 2 cut prompts, ✂ 3 cut replies, ≠ 4 unstable (q1 q2 q3 …)"
+        );
+        assert_eq!(
+            note_flags(Language::Zh, &n),
+            "⚠ 1 api_error; ⚠ 4 個未評測; ✂ 2 個提示被截斷; ✂ 3 個回覆被截斷; ≠ 4 個不穩定 (q1 q2 q3 …)"
+        );
+        let nothing = Notes {
+            api_errors: None,
+            not_evaluated: 0,
+            cut_prompts: 0,
+            cut_replies: 0,
+            ..counts()
+        };
+        assert_eq!(note_flags(Language::Zh, &nothing), "");
+        assert!(warnings(Language::En, &nothing).is_empty());
+    }
+
+    #[test]
+    fn each_warning_is_said_in_both_languages_with_its_count() {
+        let ids: Vec<String> = ["q7"].map(String::from).into();
+        let reasons = BTreeMap::from([("template changed".to_string(), 4)]);
+        let n = Notes {
+            not_evaluated_reasons: &reasons,
+            suspect: &ids,
+            unstable: &ids,
+            ..counts()
+        };
+        let han = |s: &str| s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+        let (zh, en) = (warnings(Language::Zh, &n), warnings(Language::En, &n));
+        assert_eq!(zh.len(), 6);
+        assert_eq!(en.len(), 6);
+        for (z, e) in zh.iter().zip(&en) {
+            assert!(han(z) && !han(e), "{z} / {e}");
+            let lead = e.split(' ').next().unwrap();
+            assert!(z.starts_with(lead), "{z} / {e}");
+        }
+        assert_eq!(
+            en[1],
+            "4 not evaluated (template changed 4): in no accuracy"
+        );
+        assert!(en[4].ends_with("judged wrong_answer: q7"), "{}", en[4]);
     }
 }

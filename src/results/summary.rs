@@ -9,6 +9,7 @@ use super::figures::{BestPrompt, CrossModel, KindAccuracy, PartialOrder, Robustn
 use super::run_info::{RunInfo, one};
 use crate::ask::cache::CacheStats;
 use crate::case::Verdict;
+use crate::language::{Language, report as words};
 
 /// (passed, evaluated) attempts of one question under one prompt; `None`
 /// when the prompt has no evaluated case of it.
@@ -309,33 +310,29 @@ impl PromptResult {
     }
 
     /// What the table's note column says: api errors and cases not evaluated.
-    pub fn flags(&self) -> String {
-        let mut flags = Vec::new();
-        if let Some(n) = self.error_breakdown.get("api_error") {
-            flags.push(format!("⚠ {n} api_error"));
+    pub fn flags(&self, lang: Language) -> String {
+        words::note_flags(lang, &self.notes())
+    }
+
+    /// The warnings in the run's language (`warnings` keeps the English).
+    pub fn warnings_in(&self, lang: Language) -> Vec<String> {
+        words::warnings(lang, &self.notes())
+    }
+
+    /// What a reader must know before trusting this prompt's numbers.
+    pub fn notes(&self) -> words::Notes<'_> {
+        words::Notes {
+            api_errors: self
+                .error_breakdown
+                .get(Verdict::ApiError.as_str())
+                .copied(),
+            not_evaluated: self.not_evaluated,
+            not_evaluated_reasons: &self.not_evaluated_reasons,
+            cut_prompts: self.truncated_prompts,
+            cut_replies: self.truncated_replies,
+            suspect: &self.suspect_questions,
+            unstable: &self.unstable_questions,
         }
-        if self.not_evaluated > 0 {
-            flags.push(format!("⚠ {} not evaluated", self.not_evaluated));
-        }
-        if self.truncated_prompts > 0 {
-            flags.push(format!("✂ {} cut prompts", self.truncated_prompts));
-        }
-        if self.truncated_replies > 0 {
-            flags.push(format!("✂ {} cut replies", self.truncated_replies));
-        }
-        if !self.unstable_questions.is_empty() {
-            const SHOWN: usize = 3;
-            let mut ids =
-                self.unstable_questions[..self.unstable_questions.len().min(SHOWN)].join(" ");
-            if self.unstable_questions.len() > SHOWN {
-                ids.push_str(" …");
-            }
-            flags.push(format!(
-                "≠ {} unstable ({ids})",
-                self.unstable_questions.len()
-            ));
-        }
-        flags.join(", ")
     }
 }
 

@@ -222,6 +222,7 @@ impl Session {
         out.emit(Event::StepSummary(&report::step_summary::markdown(
             &summary,
             gate.as_ref(),
+            crate::language::Labels::of(info.language),
         )));
         Ok(match gate {
             Some(g) => {

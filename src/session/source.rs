@@ -16,7 +16,7 @@ use crate::ask::cache::{CachedBackend, ResponseCache};
 use crate::ask::history::HistoryEntry;
 use crate::ask::snapshot::SnapshotStore;
 use crate::case::{CaseId, ChainId};
-use crate::config::{BackendKind, Config};
+use crate::config::{BackendKind, Config, Language};
 use crate::suite::Suite;
 use crate::terminal::output::{Event, Output};
 
@@ -85,21 +85,23 @@ pub fn open(
     announce(&replay, &config.model, &why, out);
     let matched = replay.match_cases(&selected, earlier, suite, config, &config.model);
     if !matched.unmatched.is_empty() {
-        let lines = unmatched_lines(&matched.unmatched, &selected);
         let missing = matched.unmatched.len();
         let of = selected.len();
         if explicit {
+            let lines = unmatched_lines(&matched.unmatched, &selected, Language::En);
             return Err(SetupError::Backend(format!(
                 "replay: {missing} of {of} selected cases have no recording of their exact request (model, options, system prompt, template, question and history):\n{}\nRecord them with a live backend (INSTA_UPDATE=always), select only recorded cases, or use backend = \"auto\" to run just the recorded ones",
                 lines.join("\n")
             )));
         }
         if matched.runnable.is_empty() && earlier.is_empty() {
+            let lines = unmatched_lines(&matched.unmatched, &selected, Language::En);
             return Err(SetupError::Backend(format!(
                 "replay: none of the {of} selected cases has a recording of its exact request, so nothing can be evaluated:\n{}\nStart a model server to evaluate them live (`ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai)",
                 lines.join("\n")
             )));
         }
+        let lines = unmatched_lines(&matched.unmatched, &selected, config.language);
         out.emit(Event::Unmatched {
             missing,
             selected: of,

@@ -502,7 +502,13 @@ impl Backend for Replay {
 
 /// One line per prompt: how many of its selected cases no recording
 /// answers, by reason, then the first example's detail.
-pub fn unmatched_lines(unmatched: &[(CaseId, Mismatch)], selected: &[CaseId]) -> Vec<String> {
+/// The reasons are machine names (summary.json's `not_evaluated_reasons`)
+/// and the example's detail is English; the frame is in `lang`.
+pub fn unmatched_lines(
+    unmatched: &[(CaseId, Mismatch)],
+    selected: &[CaseId],
+    lang: crate::language::Language,
+) -> Vec<String> {
     let mut per_prompt: BTreeMap<&str, BTreeMap<Reason, usize>> = BTreeMap::new();
     for (case, m) in unmatched {
         *per_prompt
@@ -526,13 +532,17 @@ pub fn unmatched_lines(unmatched: &[(CaseId, Mismatch)], selected: &[CaseId]) ->
                 .map(|(r, n)| format!("{} {n}", r.label()))
                 .collect();
             let missing: usize = per_prompt[prompt].values().sum();
-            format!("  {prompt}: {missing} of {of} ({})", reasons.join(", "))
+            format!("  {prompt}: {missing}/{of} ({})", reasons.join(", "))
         })
         .collect();
     let mut seen = HashSet::new();
     for (case, m) in unmatched {
         if seen.insert(m.reason) {
-            lines.push(format!("  e.g. {}: {m}", case.test_name()));
+            let eg = match lang {
+                crate::language::Language::Zh => "例如",
+                crate::language::Language::En => "e.g.",
+            };
+            lines.push(format!("  {eg} {}: {m}", case.test_name()));
         }
     }
     lines

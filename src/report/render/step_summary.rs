@@ -8,44 +8,52 @@ use std::path::Path;
 
 use super::text::versus_text;
 use crate::analysis::gate::GateReport;
-use crate::language::Language;
+use crate::language::{Labels, report as words};
 use crate::results::{ModelsSummary, RunSummary, Summary};
 
-/// `GITHUB_STEP_SUMMARY`'s content for this run.
-pub fn markdown(summary: &RunSummary, gate: Option<&GateReport>) -> String {
+/// `GITHUB_STEP_SUMMARY`'s content for this run, in the run's language.
+pub fn markdown(summary: &RunSummary, gate: Option<&GateReport>, labels: &Labels) -> String {
     match summary {
-        RunSummary::OneModel(summary) => model_markdown(summary, gate),
-        RunSummary::Models(summary) => models_markdown(summary, gate),
+        RunSummary::OneModel(summary) => model_markdown(summary, gate, labels),
+        RunSummary::Models(summary) => models_markdown(summary, gate, labels),
     }
 }
 
 /// One model's section.
-fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
+fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels) -> String {
+    let lang = labels.language;
     let mut out = format!("## prompteval · {}\n\n", summary.test_id);
     out.push_str(&format!(
-        "model `{}` · backend {} · suite `{}` · {} of {} cases finished\n\n",
+        "{} `{}` · backend {} · suite `{}` · {}\n\n",
+        labels.model,
         summary.model,
         summary.backend,
         summary.suite,
-        summary.finished_cases,
-        summary.planned_cases
+        words::cases_finished(lang, summary.finished_cases, summary.planned_cases)
     ));
     if !summary.complete {
-        out.push_str("> [!WARNING]\n> INCOMPLETE: the run was interrupted; the numbers cover the finished cases only.\n\n");
+        let banner = words::incomplete_banner(lang, summary.finished_cases, summary.planned_cases);
+        out.push_str(&format!("> [!WARNING]\n> {banner}\n\n"));
     }
     if summary.not_evaluated > 0 {
-        out.push_str(&format!(
-            "> [!WARNING]\n> {} of {} planned cases were not evaluated: each accuracy is over its evaluated cases only.\n\n",
-            summary.not_evaluated, summary.planned_cases
-        ));
+        let banner = words::not_evaluated(
+            lang,
+            summary.not_evaluated,
+            summary.planned_cases,
+            labels.notes,
+        );
+        out.push_str(&format!("> [!WARNING]\n> {banner}\n\n"));
     }
     let pass_at_k = summary
         .prompt_results
         .values()
         .any(|r| r.has_pass_at_k_beyond_1());
-    out.push_str("| prompt | accuracy | 95% CI | correct/total |");
+    out.push_str(&format!(
+        "| Prompt | {} | 95% CI | {} |",
+        labels.accuracy, labels.correct_total
+    ));
     out.push_str(if pass_at_k { " pass@k [95% CI] |" } else { "" });
-    out.push_str(" gate | notes |\n|---|---:|---|---:|");
+    out.push_str(&format!(" gate | {} |\n|---|---:|---|---:|", labels.notes));
     out.push_str(if pass_at_k { "---|" } else { "" });
     out.push_str("---|---|\n");
     for (name, r) in &summary.prompt_results {
@@ -67,18 +75,19 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
         }
         out.push_str(&format!(
             " {gate_cell} | {} |\n",
-            cell(&r.warnings.join("; "))
+            cell(&r.warnings_in(lang).join("; "))
         ));
     }
     out.push('\n');
     if let Some(best) = &summary.best_prompt {
         out.push_str(&format!(
-            "🏆 best prompt: **{}** ({:.1}%)",
+            "🏆 {}: **{}** ({:.1}%)",
+            labels.best_prompt,
             cell(&best.name),
             best.accuracy
         ));
         if let Some(v) = &best.versus_runner_up {
-            out.push_str(&format!(" · {}", cell(&versus_text(v, Language::En))));
+            out.push_str(&format!(" · {}", cell(&versus_text(v, lang))));
         }
         out.push_str("\n\n");
     }
@@ -86,6 +95,7 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>) -> String {
     out
 }
 
+// The gate's own lines are its report's (the same in the terminal).
 fn gate_markdown(gate: Option<&GateReport>) -> String {
     match gate {
         Some(g) if g.passed() => "**gate: passed**\n\n".into(),
@@ -103,7 +113,7 @@ fn gate_markdown(gate: Option<&GateReport>) -> String {
 
 /// A multi-model run: each model's section (as a one-model run's), then
 /// the gate over all of them.
-fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>) -> String {
+fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>, labels: &Labels) -> String {
     let mut out = format!(
         "## prompteval · {} · {} models\n\n",
         summary.run.test_id,
@@ -112,8 +122,11 @@ fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>) -> String
     let no_gate = gate_markdown(None);
     for results in summary.models.values() {
         // Each model's section one heading level down, the gate once below.
-        let section =
-            model_markdown(results, None).replacen("## prompteval ·", "### prompteval ·", 1);
+        let section = model_markdown(results, None, labels).replacen(
+            "## prompteval ·",
+            "### prompteval ·",
+            1,
+        );
         out.push_str(section.strip_suffix(&no_gate).unwrap_or(&section));
     }
     out.push_str(&gate_markdown(gate));

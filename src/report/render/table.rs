@@ -27,29 +27,53 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     let intervals = any(|r| r.accuracy_interval.is_some());
     let tokens = any(|r| r.cases_with_tokens > 0);
     let rounds = any(|r| r.rounds.is_some());
-    let notes = any(|r| !r.flags().is_empty());
-    type Cell = fn(&PromptResult) -> String;
+    let lang = labels.language;
+    let notes = summary
+        .prompt_results
+        .values()
+        .any(|r| !r.flags(lang).is_empty());
+    type Cell<'l> = Box<dyn Fn(&PromptResult) -> String + 'l>;
     fn per_round(r: &PromptResult, cell: fn(&RoundStats) -> String) -> String {
         r.rounds.as_ref().map_or_else(|| "-".to_string(), cell)
     }
     let columns: Vec<(&str, Cell)> = [
-        (true, labels.accuracy, PromptResult::accuracy_text as Cell),
-        (intervals, "95% CI", PromptResult::interval_text),
-        (true, labels.correct_total, |r| {
-            format!("{}/{}", r.correct_answers, r.total_questions)
-        }),
-        (true, labels.avg_exec_time, PromptResult::avg_time_text),
-        (tokens, "tokens/case", PromptResult::tokens_text),
-        (rounds, labels.min, |r| {
-            per_round(r, |s| format!("{:.1}%", s.min))
-        }),
-        (rounds, labels.max, |r| {
-            per_round(r, |s| format!("{:.1}%", s.max))
-        }),
-        (rounds, labels.std_dev, |r| {
-            per_round(r, |s| format!("{:.1}", s.stddev))
-        }),
-        (notes, labels.notes, PromptResult::flags),
+        (
+            true,
+            labels.accuracy,
+            Box::new(PromptResult::accuracy_text) as Cell,
+        ),
+        (intervals, "95% CI", Box::new(PromptResult::interval_text)),
+        (
+            true,
+            labels.correct_total,
+            Box::new(|r: &PromptResult| format!("{}/{}", r.correct_answers, r.total_questions)),
+        ),
+        (
+            true,
+            labels.avg_exec_time,
+            Box::new(PromptResult::avg_time_text),
+        ),
+        (tokens, "tokens/case", Box::new(PromptResult::tokens_text)),
+        (
+            rounds,
+            labels.min,
+            Box::new(|r: &PromptResult| per_round(r, |s| format!("{:.1}%", s.min))),
+        ),
+        (
+            rounds,
+            labels.max,
+            Box::new(|r: &PromptResult| per_round(r, |s| format!("{:.1}%", s.max))),
+        ),
+        (
+            rounds,
+            labels.std_dev,
+            Box::new(|r: &PromptResult| per_round(r, |s| format!("{:.1}", s.stddev))),
+        ),
+        (
+            notes,
+            labels.notes,
+            Box::new(move |r: &PromptResult| r.flags(lang)),
+        ),
     ]
     .into_iter()
     .filter(|(shown, ..)| *shown)

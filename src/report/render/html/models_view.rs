@@ -12,6 +12,7 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
+use crate::language::report as words;
 use crate::report::render::Labels;
 use crate::report::render::text::{best_names, figure, interval, versus_text};
 use crate::results::run_folder::write_derived;
@@ -37,6 +38,10 @@ pub(crate) struct Page<'a> {
     pub finished_cases: usize,
     pub planned_cases: usize,
     pub not_evaluated: usize,
+    /// The banners over an interrupted run and over cases not evaluated,
+    /// in the run's language.
+    pub incomplete: Option<String>,
+    pub not_evaluated_banner: Option<String>,
     pub models: Vec<ModelLine>,
     pub grid: Vec<GridRow>,
     pub transfer: Vec<TransferLine>,
@@ -151,10 +156,7 @@ pub(crate) fn write(
 fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> Page<'a> {
     let mut page = Page {
         l: Some(Labels::of(info.language)),
-        lang: match info.language {
-            crate::config::Language::Zh => "zh-Hant",
-            crate::config::Language::En => "en",
-        },
+        lang: info.language.html_lang(),
         test_id: &info.test_id,
         timestamp: &info.timestamp,
         suite: &info.suite,
@@ -164,6 +166,21 @@ fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> P
         finished_cases: summary.run.finished_cases,
         planned_cases: summary.run.planned_cases,
         not_evaluated: summary.run.not_evaluated,
+        incomplete: (!summary.run.complete).then(|| {
+            words::incomplete_banner(
+                info.language,
+                summary.run.finished_cases,
+                summary.run.planned_cases,
+            )
+        }),
+        not_evaluated_banner: (summary.run.not_evaluated > 0).then(|| {
+            words::not_evaluated(
+                info.language,
+                summary.run.not_evaluated,
+                summary.run.planned_cases,
+                "n/e",
+            )
+        }),
         ..Page::default()
     };
     for (i, m) in info.models.iter().enumerate() {

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::case::CaseRecord;
 
+use crate::language::report as words;
 use crate::report::render::Labels;
 use crate::report::render::python::case_file_name;
 use crate::report::render::text::{best_names, versus_text};
@@ -45,8 +46,14 @@ fn script_hash() -> String {
 struct Page<'a> {
     /// The labels in the run's language.
     l: &'static Labels,
+    /// The page's HTML `lang`.
+    lang: &'static str,
     /// The CSP source for the page's script.
     script_hash: String,
+    /// The banner over an interrupted run, in the run's language.
+    incomplete: Option<String>,
+    /// The heading over the cases not evaluated, in the run's language.
+    not_evaluated_heading: String,
     test_id: &'a str,
     timestamp: &'a str,
     total_execution_time: f64,
@@ -281,6 +288,14 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
     Page {
         script_hash: script_hash(),
         l: Labels::of(info.language),
+        lang: info.language.html_lang(),
+        incomplete: (!info.complete).then(|| {
+            words::incomplete_banner(info.language, summary.finished_cases, info.planned_cases)
+        }),
+        not_evaluated_heading: words::not_evaluated_heading(
+            info.language,
+            info.not_evaluated.len(),
+        ),
         test_id: &info.test_id,
         timestamp: &info.timestamp,
         total_execution_time: summary.total_execution_time,
@@ -320,7 +335,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
                 detail: &u.detail,
             })
             .collect(),
-        rows: rows(summary),
+        rows: rows(summary, info.language),
         show_pass_at_k: summary
             .prompt_results
             .values()
@@ -411,14 +426,14 @@ fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
     (rows, hidden)
 }
 
-fn rows(summary: &Summary) -> Vec<Row> {
+fn rows(summary: &Summary, lang: crate::language::Language) -> Vec<Row> {
     let verdicts = failure_verdicts(summary.prompt_results.values());
     summary
         .prompt_results
         .iter()
         .map(|(name, r)| Row {
             name: name.clone(),
-            warnings: r.warnings.clone(),
+            warnings: r.warnings_in(lang),
             accuracy: r.accuracy_text(),
             accuracy_value: r.accuracy,
             interval: r.interval_text(),
