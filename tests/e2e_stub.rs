@@ -2,6 +2,8 @@
 //! stand-in for Ollama's native API: the protocol, the history carried in
 //! requests, filters, the report files and the exit status.
 
+#[path = "support/case_pages.rs"]
+mod case_pages;
 #[path = "support/example_model.rs"]
 mod example_model;
 #[path = "support/prompts_cli.rs"]
@@ -576,11 +578,17 @@ fn a_small_window_and_a_reply_limit_are_counted_and_never_judged_as_the_model() 
         assert_eq!(by_id("verbose")["finish_reason"], "length", "{backend}");
         assert_ne!(by_id("verbose")["verdict"], "not_evaluated", "{backend}");
         assert_eq!(by_id("short")["verdict"], "correct", "{backend}");
-        // The quick view flags both and shows the figures.
+        // The quick view flags both and shows the figures; the cut case's
+        // page (one click from it) says where it was cut.
         let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
         assert!(page.contains("<th>tokens/case</th>"), "{backend}");
-        assert!(page.contains("✂ 回覆停在長度上限"), "{backend}");
         assert!(page.contains("個提示超出模型的上下文視窗"), "{backend}");
+        let verbose = format!(
+            "{}::verbose::r1",
+            by_id("verbose")["case"]["prompt"].as_str().unwrap()
+        );
+        let (_, case_page) = case_pages::page_of(&s.run_dir(), &verbose);
+        assert!(case_page.contains("✂ 回覆停在長度上限"), "{backend}");
     }
 }
 
@@ -650,10 +658,9 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
             "{setting}: {failures:#?}"
         );
     }
-    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(
-        html.contains("connection_failed"),
-        "the quick view shows the failure classes"
+        case_pages::all_cases(&s.run_dir()).contains("connection_failed"),
+        "the quick view's case pages show the failure classes"
     );
 }
 

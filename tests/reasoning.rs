@@ -7,6 +7,8 @@
 //! reasoning is `no_answer`; one model at two `think` levels runs side by
 //! side under two labels.
 
+#[path = "support/case_pages.rs"]
+mod case_pages;
 #[path = "support/example_model.rs"]
 mod example_model;
 #[path = "support/prompts_cli.rs"]
@@ -136,8 +138,8 @@ fn ollama_thinking_is_kept_apart_judged_never_and_counted() {
     let detailed =
         std::fs::read_to_string(s.run_dir().join("report/detailed_report.json")).unwrap();
     assert!(detailed.contains("\"reasoning\"") && detailed.contains("decoy"));
-    let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
-    assert!(html.contains("<details class=\"reasoning\">"));
+    // Each case's page, linked from the quick view, shows its reasoning.
+    assert!(case_pages::all_cases(&s.run_dir()).contains("<details class=\"reasoning\">"));
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! or a refusal that says why; never a ranking built on replies the model
 //! did not give.
 
+#[path = "support/case_pages.rs"]
+mod case_pages;
 #[path = "support/example_model.rs"]
 mod example_model;
 #[path = "support/prompts_cli.rs"]
@@ -144,8 +146,7 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     let run = replay(&s, &[], &[("PROMPTEVAL_ROUNDS", "3")]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     assert!(
-        run.stdout
-            .contains("prompt1: 6/9 (round not recorded 6)"),
+        run.stdout.contains("prompt1: 6/9 (round not recorded 6)"),
         "{}",
         run.stdout
     );
@@ -165,8 +166,7 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     });
     let run = replay(&s, &[], &[]);
     assert!(
-        run.stdout
-            .contains("prompt4: 4/4 (prompt not recorded 4)"),
+        run.stdout.contains("prompt4: 4/4 (prompt not recorded 4)"),
         "{}",
         run.stdout
     );
@@ -277,14 +277,22 @@ fn one_name_per_case_in_the_terminal_the_files_and_the_html() {
         py.contains("# Case: prompt2::q2_greet_world::r1 (question id q2_greet_world)"),
         "{py}"
     );
-    let html = std::fs::read_to_string(dir.join("quick_view.html")).unwrap();
-    assert!(html.contains("prompt2::q2_greet_world::r1"));
-    // The case's line names the question by its id.
+    // The case's page, linked from the quick view, names it; its line
+    // names the question by its id and links its file.
+    let (page, html) = case_pages::page_of(&dir, "prompt2::q2_greet_world::r1");
     assert!(html.contains("prompt2::q2_greet_world::r1</code></td><td>q2_greet_world</td>"));
-    assert!(
-        html.contains("href=\"prompt2/question_2.py\""),
+    let row = &html[html.find("prompt2::q2_greet_world::r1</code>").unwrap()..];
+    let file = case_pages::hrefs(row)
+        .into_iter()
+        .next()
+        .expect("the row's link");
+    let (target, _) = case_pages::resolve(page.parent().unwrap(), &file);
+    assert_eq!(
+        target,
+        dir.join("prompt2/question_2.py"),
         "the row links its file"
     );
+    assert!(target.is_file());
     // Logs to a pipe are plain text.
     assert!(run.stderr.contains("DEBUG"), "{}", run.stderr);
     assert!(

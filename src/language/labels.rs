@@ -50,6 +50,15 @@ pub struct Labels {
     pub code: &'static str,
     pub stderr: &'static str,
     pub time: &'static str,
+    /// The quick view's pages: the matrix, the table of case pages and
+    /// each page's links.
+    pub matrix: &'static str,
+    pub verdict: &'static str,
+    pub cases: &'static str,
+    pub pages: &'static str,
+    pub back_to_quick_view: &'static str,
+    pub previous_page: &'static str,
+    pub next_page: &'static str,
 }
 
 /// The spec's labels (§8, §9).
@@ -89,6 +98,13 @@ const ZH: Labels = Labels {
     code: "程式碼",
     stderr: "錯誤 (stderr)",
     time: "時間",
+    matrix: "問題 × Prompt",
+    verdict: "判定",
+    cases: "案例數",
+    pages: "頁面",
+    back_to_quick_view: "← 快速檢視",
+    previous_page: "← 上一頁",
+    next_page: "下一頁 →",
 };
 
 const EN: Labels = Labels {
@@ -127,6 +143,13 @@ const EN: Labels = Labels {
     code: "Code",
     stderr: "Error (stderr)",
     time: "Time",
+    matrix: "Questions × prompts",
+    verdict: "verdict",
+    cases: "cases",
+    pages: "pages",
+    back_to_quick_view: "← quick view",
+    previous_page: "← previous page",
+    next_page: "next page →",
 };
 
 impl Labels {

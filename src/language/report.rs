@@ -306,6 +306,46 @@ pub fn not_evaluated_heading(lang: Language, cases: usize) -> String {
     }
 }
 
+/// The cases not evaluated beyond those the quick view lists.
+pub fn not_evaluated_more(lang: Language, more: usize) -> String {
+    match lang {
+        Language::Zh => format!("另有 {more} 個未列出; 全部見 run_info.json 的 not_evaluated"),
+        Language::En => {
+            format!("{more} more not listed here; every one is in run_info.json (not_evaluated)")
+        }
+    }
+}
+
+/// A page's name among its prompt's and verdict's (or the matrix's) pages.
+pub fn page_name(lang: Language, number: usize) -> String {
+    match lang {
+        Language::Zh => format!("第 {number} 頁"),
+        Language::En => format!("page {number}"),
+    }
+}
+
+/// Over the quick view's table of case pages.
+pub fn case_pages_note(lang: Language, per_page: usize) -> String {
+    match lang {
+        Language::Zh => format!(
+            "每個 Prompt 的案例依判定分頁, 每頁最多 {per_page} 個; 點頁碼開啟該頁, 頁內可依問題、輪次與文字篩選, 每個案例可展開其問題、程式碼、輸出與發送的 Prompt。"
+        ),
+        Language::En => format!(
+            "Each prompt's cases by verdict, on pages of at most {per_page} cases: a page number opens that page, where the cases filter by question, round and text and each unfolds to its question, code, output and the prompt sent."
+        ),
+    }
+}
+
+/// Under the quick view's matrix when more questions continue on pages.
+pub fn matrix_more(lang: Language, questions: usize) -> String {
+    match lang {
+        Language::Zh => format!("另有 {questions} 個問題 (差異較小) 接續在以下頁面:"),
+        Language::En => {
+            format!("{questions} more questions (smaller spread first) continue on pages:")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,3 +222,13 @@ pub(crate) fn three_by_three() -> Vec<CaseRecord> {
 
 /// A reply written to break out of every format the report writes.
 pub(crate) const HOSTILE: &str = "</script><script>alert(1)</script>\n<img src=x onerror=alert(2)>\n<a href=\"javascript:alert(3)\">click</a>\r\nline after CR\rhidden\n\"\"\" unterminated ''' string\n# coding: zzz\n\0nul\n\\";
+
+/// A record of question `question` with its own id (`q<question>`), for a
+/// run larger than the three questions.
+pub(crate) fn numbered(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
+    let mut rec = record(prompt, 1, round, verdict);
+    rec.case.question = question;
+    rec.case.question_id = format!("q{question}");
+    rec.name = rec.case.test_name();
+    rec
+}

@@ -8,6 +8,9 @@
 //! <run_dir>/run_info.json      RunInfo: the report's inputs beside the journal
 //! <run_dir>/journal.jsonl      CaseRecord per line (crate::record::journal)
 //! <run_dir>/summary.json       Summary (a multi-model run: RunSummary)
+//! <run_dir>/quick_view.html    the page a person opens first
+//! <run_dir>/report/cases/      its pages of cases, per prompt and verdict
+//! <run_dir>/report/matrix/     the rest of its questions x prompts matrix
 //! <run_dir>/<model>/           a multi-model run: each model's own run folder
 //! ```
 
@@ -28,6 +31,12 @@ pub const RUN_INFO: &str = "run_info.json";
 pub const SUMMARY: &str = "summary.json";
 /// The page a person opens first (one model's, or the models side by side).
 pub const QUICK_VIEW: &str = "quick_view.html";
+/// The quick view's pages of cases, `<prompt folder>/<verdict>-<n>.html`:
+/// the cases live beside the quick view so that it stays small at any size.
+pub const CASE_PAGES: &str = "report/cases";
+/// The quick view's questions x prompts matrix beyond its first rows,
+/// `<n>.html`.
+pub const MATRIX_PAGES: &str = "report/matrix";
 
 /// Writes through a temp file and a rename, so a reader (a CI step, a
 /// dashboard polling the folder) never sees half a file.

@@ -6,6 +6,8 @@
 //! ```text
 //! <run_dir>/summary.json                 spec §8.3 fields + run facts
 //! <run_dir>/quick_view.html              self-contained, escaped, CSP-locked
+//! <run_dir>/report/cases/<prompt>/<verdict>-<n>.html   its pages of cases
+//! <run_dir>/report/matrix/<n>.html       its matrix beyond the first rows
 //! <run_dir>/<prompt>/question_N.py       round 1 (and single-round runs)
 //! <run_dir>/<prompt>/question_N_round_R.py   rounds R > 1
 //! <run_dir>/report/detailed_report.json  run info + every record
@@ -187,16 +189,18 @@ fn write_files(
         summary_csv,
         partial_order_csv,
         case_files,
-        ..per_case.finish()?
+        ..per_case.finish(info, summary)?
     })
 }
 
 /// The files written a case at a time: detailed_report.json, cases.csv,
-/// quick_view.html and junit.xml (the `.py` files go through a thread).
+/// the quick view's pages of cases and junit.xml (the `.py` files go
+/// through a thread); quick_view.html is written last, from the pages'
+/// index.
 struct PerCaseFiles {
     detailed: files::DetailedWriter,
     cases: files::CasesCsv,
-    page: html::PageWriter,
+    pages: html::CasePages,
     junit: junit::JunitWriter,
     paths: Written,
 }
@@ -221,7 +225,7 @@ impl PerCaseFiles {
                 summary.finished_cases,
             )?,
             cases: files::CasesCsv::create(&paths.cases_csv)?,
-            page: html::PageWriter::create(&paths.quick_view, info, summary)?,
+            pages: html::CasePages::create(run_dir, info, summary)?,
             junit: junit::JunitWriter::new(info),
             paths,
         })
@@ -255,14 +259,14 @@ impl PerCaseFiles {
                 for group in groups {
                     self.detailed.start_prompt(group)?;
                     self.junit.start_prompt(group.name);
-                    self.page.start_prompt(group, summary)?;
+                    self.pages.start_prompt(group, summary)?;
                     let dir = run_dir.join(&group.dir);
                     std::fs::create_dir_all(&dir)?;
                     records.each(group, |r| {
                         self.detailed.case(r)?;
                         self.cases.case(r)?;
                         self.junit.case(r);
-                        self.page.case(group, r)?;
+                        self.pages.case(r)?;
                         // A closed channel means the writer failed: its
                         // error is the one reported below.
                         let _ = to_writer.send(python::case_file(&dir, r, labels));
@@ -270,6 +274,7 @@ impl PerCaseFiles {
                     })?;
                     self.detailed.end_prompt()?;
                     self.junit.end_prompt();
+                    self.pages.end_prompt()?;
                 }
                 Ok(())
             };
@@ -283,11 +288,12 @@ impl PerCaseFiles {
         })
     }
 
-    /// Closes every file; their paths.
-    fn finish(self) -> std::io::Result<Written> {
+    /// Closes every file, then writes quick_view.html; their paths.
+    fn finish(self, info: &RunInfo, summary: &Summary) -> std::io::Result<Written> {
         self.detailed.finish()?;
         self.cases.finish()?;
-        self.page.finish()?;
+        let index = self.pages.finish()?;
+        html::quick_view::write(&self.paths.quick_view, info, summary, &index)?;
         self.junit.finish(&self.paths.junit_xml)?;
         Ok(self.paths)
     }

@@ -1,46 +1,28 @@
-//! quick_view.html (spec §8.4): one self-contained page, complete without
-//! JavaScript; its one script (quick_view.js) adds filters, sorting and
-//! opening a case from a link.
+//! quick_view.html (spec §8.4): the run at a glance, complete without
+//! JavaScript: the table, the overview, the questions x prompts matrix, the
+//! curves of a variants run, and per prompt a table of its pages of cases
+//! by verdict (case_pages.rs), which is what the filters select. Its one
+//! script (quick_view.js) adds the filters and sorting.
 //!
-//! Everything shown comes from the model or the suite, so it goes through
-//! minijinja with HTML auto-escaping (the template name ends in `.html`);
-//! the Rust side never builds markup. A Content-Security-Policy that allows
-//! only that script, by its hash, backs that up should an escape ever be
-//! missed: an injected script would not run.
+//! The page is written once, after the case pages, from the summary and
+//! the pages' index: its size depends on the prompts, the matrix's first
+//! rows and the number of pages, never on the cases' texts.
 
-use std::io::Write;
 use std::path::Path;
 
-use minijinja::{Environment, Value};
 use serde::Serialize;
 
-use crate::case::CaseRecord;
-
+use super::case_pages::{CASES_PER_PAGE, PageIndex, PromptPages};
+use super::templates::{self, QUICK_VIEW, QUICK_VIEW_SCRIPT};
 use crate::language::report as words;
 use crate::report::render::Labels;
-use crate::report::render::python::case_file_name;
 use crate::report::render::text::{best_names, versus_text};
+use crate::results::run_folder::write_atomically;
 use crate::results::summary::failure_verdicts;
-use crate::results::{PromptGroup, RunInfo, Summary};
+use crate::results::{RunInfo, Summary};
 
-const TEMPLATE_NAME: &str = "quick_view.html";
-const TEMPLATE: &str = include_str!("quick_view.html");
-/// The macros for a prompt's section and for a case.
-const PARTS_NAME: &str = "quick_view_parts.html";
-const PARTS: &str = include_str!("quick_view_parts.html");
-/// The page's one script, inlined after the case table.
-const SCRIPT: &str = include_str!("quick_view.js");
-
-/// `sha256-...`: the CSP source that lets SCRIPT, and nothing else, run.
-fn script_hash() -> String {
-    use base64::Engine;
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(SCRIPT.as_bytes());
-    format!(
-        "sha256-{}",
-        base64::engine::general_purpose::STANDARD.encode(digest)
-    )
-}
+/// Most cases not evaluated the page lists; run_info.json has them all.
+const NOT_EVALUATED_ROWS: usize = 200;
 
 #[derive(Serialize)]
 struct Page<'a> {
@@ -48,8 +30,9 @@ struct Page<'a> {
     l: &'static Labels,
     /// The page's HTML `lang`.
     lang: &'static str,
-    /// The CSP source for the page's script.
+    /// The CSP source for the page's script, and the script.
     script_hash: String,
+    script: &'static str,
     /// The banner over an interrupted run, in the run's language.
     incomplete: Option<String>,
     /// The heading over the cases not evaluated, in the run's language.
@@ -74,46 +57,33 @@ struct Page<'a> {
     best: Option<String>,
     /// Whether the best beats the runner-up by more than noise.
     versus: Option<String>,
-    /// Selected cases that were not evaluated, with why.
+    /// Selected cases that were not evaluated, with why (the first
+    /// NOT_EVALUATED_ROWS; the rest are counted).
     not_evaluated: Vec<NotEvaluatedView<'a>>,
+    not_evaluated_more: Option<String>,
     rows: Vec<Row>,
     /// Whether some prompt has pass@k for a k > 1 (the pass@k column).
     show_pass_at_k: bool,
     /// pass@1 against prompt detail, per prompt (a run of prompt variants).
     curves: Vec<super::svg::PromptCharts<'a>>,
     overview: super::svg::Overview,
+    #[serde(flatten)]
+    links: Links<'a>,
+}
+
+/// What the page links to: the matrix (its first rows here, the rest on
+/// pages) and the pages of cases.
+#[derive(Serialize)]
+struct Links<'a> {
     /// Prompt names, the matrix's columns.
     columns: Vec<&'a str>,
-    matrix: Vec<MatrixRow>,
-    /// Questions left out of the matrix (all prompts agreed) on a large run.
-    matrix_hidden: usize,
-    /// Every question id, in suite order: the question filter's choices.
-    question_ids: Vec<&'a str>,
-    /// 1..=rounds: the round filter's choices.
-    round_numbers: Vec<u32>,
-}
-
-#[derive(Serialize)]
-struct MatrixRow {
-    question_id: String,
-    /// Best prompt's pass share minus the worst's (what the matrix sorts
-    /// by); above 0 when the prompts disagree on the question.
-    spread: f64,
-    spread_text: String,
-    cells: Vec<MatrixCell>,
-}
-
-#[derive(Serialize)]
-struct MatrixCell {
-    /// `2/3` passed of evaluated attempts; `-` when none.
-    text: String,
-    /// all, some, none or missing: the cell's colour.
-    class: &'static str,
-    /// Passed share of the attempts, for sorting; -1 when none ran.
-    share: f64,
-    /// The first case of this question under this prompt; None when none
-    /// of its cases ran (nothing to open).
-    anchor: Option<String>,
+    matrix: Vec<super::matrix::MatrixRow>,
+    /// The matrix's other pages, and the sentence that leads to them.
+    matrix_pages: Vec<String>,
+    matrix_more: String,
+    /// Per prompt, its pages of cases by verdict.
+    case_pages: &'a [PromptPages],
+    case_pages_note: String,
 }
 
 #[derive(Serialize)]
@@ -145,148 +115,32 @@ struct Row {
     gate_failed: bool,
 }
 
-#[derive(Serialize)]
-struct PromptView<'a> {
-    /// 1-based, in summary order: the table links to `#prompt-N`.
-    index: usize,
-    name: &'a str,
-    template: &'a str,
-    folder: &'a str,
-    summary_line: String,
+/// Writes quick_view.html (and the matrix's pages) into `run_dir`, from
+/// the summary and what the case pages hold.
+pub(crate) fn write(
+    path: &Path,
+    info: &RunInfo,
+    summary: &Summary,
+    index: &PageIndex,
+) -> std::io::Result<()> {
+    let run_dir = path.parent().unwrap_or(Path::new("."));
+    let matrix = super::matrix::write(run_dir, info, summary, index)?;
+    let links = Links {
+        columns: summary.prompt_results.keys().map(String::as_str).collect(),
+        matrix: matrix.shown,
+        matrix_pages: matrix.pages,
+        matrix_more: words::matrix_more(info.language, matrix.more),
+        case_pages: &index.prompts,
+        case_pages_note: words::case_pages_note(info.language, CASES_PER_PAGE),
+    };
+    let html = templates::render(QUICK_VIEW, page(info, summary, links))?;
+    write_atomically(path, html.as_bytes())
 }
 
-#[derive(Serialize)]
-struct CaseView<'a> {
-    passed: bool,
-    verdict: &'static str,
-    /// The case's one name: `prompt::question_id::rN`, as in the terminal.
-    name: String,
-    prompt_name: &'a str,
-    question_id: &'a str,
-    round: u32,
-    sample: Option<u32>,
-    file: String,
-    question: &'a str,
-    expected: &'a str,
-    actual: &'a str,
-    code: Option<&'a str>,
-    /// The code as highlighted segments (None: shown plain).
-    highlighted: Option<Vec<super::diff::Segment>>,
-    system_prompt: Option<&'a str>,
-    prompt: &'a str,
-    prompt_chars: usize,
-    reply: Option<&'a str>,
-    /// A reasoning model's reasoning, shown folded.
-    reasoning: Option<&'a str>,
-    /// `1,234 reasoning tokens` (`~` when estimated).
-    reasoning_tokens: Option<String>,
-    stderr: Option<&'a str>,
-    detail: Option<&'a str>,
-    api_failure: Option<&'static str>,
-    exec_secs: String,
-    llm_secs: String,
-    /// `N prompt + M completion tokens`, when the server said.
-    tokens: Option<String>,
-    /// Prompt plus completion tokens, for the table's column.
-    tokens_total: Option<u64>,
-    /// Expected and actual with their differences marked, for a failed
-    /// case with output to compare.
-    diff: Option<super::diff::Marked>,
-    /// The reply stopped at the length limit.
-    reply_cut: bool,
-}
-
-/// The page's templates, parsed once per process (they are constants).
-fn environment() -> Result<&'static Environment<'static>, &'static minijinja::Error> {
-    static ENV: std::sync::OnceLock<Result<Environment<'static>, minijinja::Error>> =
-        std::sync::OnceLock::new();
-    ENV.get_or_init(|| {
-        let mut env = Environment::new();
-        env.add_template(TEMPLATE_NAME, TEMPLATE)
-            .and_then(|()| env.add_template(PARTS_NAME, PARTS))?;
-        Ok(env)
-    })
-    .as_ref()
-}
-
-/// Writes quick_view.html in pieces: the head with the summary, then each
-/// prompt's section and cases as they come, so the page streams.
-pub(crate) struct PageWriter {
-    staged_path: std::path::PathBuf,
-    tmp: tempfile::NamedTempFile,
-    out: std::io::BufWriter<std::fs::File>,
-    /// The parts template, evaluated once: its macros are called per piece.
-    parts: minijinja::Captured<'static>,
-    prompts: usize,
-}
-
-impl PageWriter {
-    pub fn create(path: &Path, info: &RunInfo, summary: &Summary) -> std::io::Result<PageWriter> {
-        let env = environment().map_err(|e| std::io::Error::other(e.to_string()))?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let tmp = tempfile::NamedTempFile::new_in(dir)?;
-        let mut out = std::io::BufWriter::new(tmp.reopen()?);
-        let head = env
-            .get_template(TEMPLATE_NAME)
-            .and_then(|t| t.render(page(info, summary)))
-            .map_err(std::io::Error::other)?;
-        out.write_all(head.as_bytes())?;
-        let parts = env
-            .get_template(PARTS_NAME)
-            .and_then(|t| t.render_captured(minijinja::context! { l => Labels::of(info.language) }))
-            .map_err(std::io::Error::other)?;
-        Ok(PageWriter {
-            staged_path: path.to_path_buf(),
-            tmp,
-            out,
-            parts,
-            prompts: 0,
-        })
-    }
-
-    fn call(&self, name: &str, args: &[Value]) -> std::io::Result<String> {
-        self.parts
-            .state()
-            .call_macro(name, args)
-            .map_err(std::io::Error::other)
-    }
-
-    pub fn start_prompt(&mut self, group: &PromptGroup, summary: &Summary) -> std::io::Result<()> {
-        self.prompts += 1;
-        let view = prompt_view(self.prompts, group, summary);
-        let html = self.call("prompt_open", &[Value::from_serialize(&view)])?;
-        self.out.write_all(b"\n")?;
-        self.out.write_all(html.as_bytes())
-    }
-
-    pub fn case(&mut self, group: &PromptGroup, record: &CaseRecord) -> std::io::Result<()> {
-        let folder = serde_json::json!({ "folder": group.dir });
-        let html = self.call(
-            "case",
-            &[
-                Value::from_serialize(case_view(record)),
-                Value::from_serialize(folder),
-            ],
-        )?;
-        self.out.write_all(b"\n")?;
-        self.out.write_all(html.as_bytes())
-    }
-
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.out.write_all(b"\n</table>\n<script>")?;
-        self.out.write_all(SCRIPT.as_bytes())?;
-        self.out.write_all(b"</script>\n</body>\n</html>\n")?;
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        self.tmp.persist(&self.staged_path).map_err(|e| e.error)?;
-        Ok(())
-    }
-}
-
-fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
-    let (matrix, matrix_hidden) = matrix(summary);
+fn page<'a>(info: &'a RunInfo, summary: &'a Summary, links: Links<'a>) -> Page<'a> {
     Page {
-        script_hash: script_hash(),
+        script_hash: templates::script_source(QUICK_VIEW_SCRIPT),
+        script: QUICK_VIEW_SCRIPT,
         l: Labels::of(info.language),
         lang: info.language.html_lang(),
         incomplete: (!info.complete).then(|| {
@@ -329,12 +183,16 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
         not_evaluated: info
             .not_evaluated
             .iter()
+            .take(NOT_EVALUATED_ROWS)
             .map(|u| NotEvaluatedView {
                 name: u.case.test_name(),
                 reason: &u.reason,
                 detail: &u.detail,
             })
             .collect(),
+        not_evaluated_more: (info.not_evaluated.len() > NOT_EVALUATED_ROWS).then(|| {
+            words::not_evaluated_more(info.language, info.not_evaluated.len() - NOT_EVALUATED_ROWS)
+        }),
         rows: rows(summary, info.language),
         show_pass_at_k: summary
             .prompt_results
@@ -346,84 +204,8 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary) -> Page<'a> {
             .map(|(name, order)| super::svg::charts(name, order))
             .collect(),
         overview: super::svg::overview(summary),
-        columns: summary.prompt_results.keys().map(String::as_str).collect(),
-        matrix,
-        matrix_hidden,
-        question_ids: summary.matrix.iter().map(|(q, _)| q.as_str()).collect(),
-        round_numbers: (1..=summary.rounds.max(1)).collect(),
+        links,
     }
-}
-
-/// Most rows a matrix shows in full; a larger run shows the questions where
-/// prompts disagree.
-const MATRIX_ROWS: usize = 400;
-
-/// Questions (those where prompts disagree first) x prompts.
-fn matrix(summary: &Summary) -> (Vec<MatrixRow>, usize) {
-    let names: Vec<&String> = summary.prompt_results.keys().collect();
-    let first = if summary.samples > 1 {
-        "::r1::s1"
-    } else {
-        "::r1"
-    };
-    let mut rows: Vec<MatrixRow> = summary
-        .matrix
-        .iter()
-        .map(|(question_id, cells)| {
-            let shares: Vec<Option<f64>> = cells
-                .iter()
-                .map(|c| c.filter(|(_, n)| *n > 0).map(|(p, n)| p as f64 / n as f64))
-                .collect();
-            let seen = shares.iter().flatten().copied();
-            let hi = seen.clone().fold(f64::NEG_INFINITY, f64::max);
-            let lo = seen.fold(f64::INFINITY, f64::min);
-            // No evaluated attempt at all: nothing to disagree on.
-            let spread = if hi >= lo { hi - lo } else { 0.0 };
-            MatrixRow {
-                question_id: question_id.clone(),
-                spread,
-                spread_text: format!("{:.0}%", spread * 100.0),
-                cells: cells
-                    .iter()
-                    .zip(&names)
-                    .zip(&shares)
-                    .map(|((c, prompt), share)| {
-                        let (text, class) = match c {
-                            Some((p, n)) if *n > 0 => (
-                                format!("{p}/{n}"),
-                                if p == n {
-                                    "all"
-                                } else if *p == 0 {
-                                    "none"
-                                } else {
-                                    "some"
-                                },
-                            ),
-                            _ => ("-".to_string(), "missing"),
-                        };
-                        MatrixCell {
-                            text,
-                            class,
-                            share: share.unwrap_or(-1.0),
-                            anchor: c
-                                .is_some()
-                                .then(|| format!("case-{prompt}::{question_id}{first}")),
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    // Stable: widest disagreements first, each group in suite order.
-    rows.sort_by(|a, b| b.spread.total_cmp(&a.spread));
-    let mut hidden = 0;
-    if rows.len() > MATRIX_ROWS {
-        let before = rows.len();
-        rows.retain(|r| r.spread > 0.0);
-        rows.truncate(MATRIX_ROWS);
-        hidden = before - rows.len();
-    }
-    (rows, hidden)
 }
 
 fn rows(summary: &Summary, lang: crate::language::Language) -> Vec<Row> {
@@ -464,91 +246,6 @@ fn rows(summary: &Summary, lang: crate::language::Language) -> Vec<Row> {
         .collect()
 }
 
-fn prompt_view<'a>(index: usize, group: &'a PromptGroup, summary: &Summary) -> PromptView<'a> {
-    let summary_line = summary
-        .prompt_results
-        .get(group.name)
-        .map(|r| {
-            format!(
-                "{} ({}/{})",
-                r.accuracy_text(),
-                r.correct_answers,
-                r.total_questions
-            )
-        })
-        .unwrap_or_default();
-    PromptView {
-        index,
-        name: group.name,
-        template: group.template,
-        folder: &group.dir,
-        summary_line,
-    }
-}
-
-fn case_view(case: &CaseRecord) -> CaseView<'_> {
-    let stderr = case
-        .execution
-        .as_ref()
-        .map(|e| e.stderr.as_str())
-        .filter(|s| !s.trim().is_empty());
-    CaseView {
-        passed: case.passed(),
-        verdict: case.verdict.as_str(),
-        name: case.case.test_name(),
-        prompt_name: &case.case.prompt,
-        question_id: &case.case.question_id,
-        round: case.case.round,
-        sample: case.case.sample,
-        file: case_file_name(case),
-        question: &case.question,
-        expected: &case.expected,
-        actual: &case.actual,
-        code: case.program_run(),
-        highlighted: case.program_run().and_then(super::highlight::python),
-        system_prompt: case.system_prompt.as_deref(),
-        prompt: &case.prompt,
-        prompt_chars: case.prompt.chars().count()
-            + case
-                .system_prompt
-                .as_deref()
-                .map_or(0, |s| s.chars().count()),
-        reply: case.reply.as_deref(),
-        reasoning: case.reasoning.as_deref().filter(|r| !r.trim().is_empty()),
-        reasoning_tokens: case
-            .tokens
-            .and_then(|t| t.reasoning_shown())
-            .map(|n| format!("{n} reasoning tokens")),
-        stderr,
-        detail: case.detail.as_deref(),
-        api_failure: case.api_failure.map(|f| f.as_str()),
-        exec_secs: format!("{:.2}s", case.exec_secs),
-        // A replayed or cached case did not call the model now: its time
-        // is the recorded call's (replay) or the lookup's (cache).
-        llm_secs: match (case.snapshot, case.cached) {
-            (Some(crate::case::SnapshotState::Replayed), _) => {
-                format!("{:.2}s (recorded)", case.llm_secs)
-            }
-            (_, true) => format!("{:.2}s (cached)", case.llm_secs),
-            _ => format!("{:.2}s", case.llm_secs),
-        },
-        tokens: case.tokens.map(|t| match t.reasoning_shown() {
-            None => format!("{} prompt + {} completion tokens", t.prompt, t.completion),
-            Some(reasoning) => format!(
-                "{} prompt + {} completion tokens ({reasoning} reasoning, {} answer)",
-                t.prompt,
-                t.completion,
-                t.completion.saturating_sub(t.reasoning)
-            ),
-        }),
-        tokens_total: case.tokens.map(|t| t.prompt + t.completion),
-        diff: (!case.passed() && case.execution.is_some())
-            .then(|| super::diff::marked(&case.expected, &case.actual))
-            .flatten(),
-        reply_cut: case.reply_cut(),
-    }
-}
-
 /// `Isolation` is recorded as JSON; the page lists it as key/value pairs.
 fn isolation_pairs(isolation: &serde_json::Value) -> Vec<(String, String)> {
     let text = |v: &serde_json::Value| match v {
@@ -565,16 +262,9 @@ fn isolation_pairs(isolation: &serde_json::Value) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::write_all;
+    use super::super::templates::{CASE_PAGE_SCRIPT, QUICK_VIEW_SCRIPT};
+    use super::super::written::{pages, report};
     use crate::results::fixtures::{HOSTILE, info, three_by_three};
-
-    fn page_with(records: Vec<crate::case::CaseRecord>, complete: bool) -> String {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut info = info(1);
-        info.complete = complete;
-        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
-        std::fs::read_to_string(written.quick_view).expect("html")
-    }
 
     #[test]
     fn hostile_replies_render_as_inert_text() {
@@ -584,46 +274,61 @@ mod tests {
         records[1].actual = "<img src=x onerror=alert(9)>".into();
         records[2].question = "<a href=\"javascript:alert(4)\">q</a>".into();
         records[3].case.prompt = "<b>prompt2</b>".into();
-        let html = page_with(records, true);
-        let lower = html.to_lowercase();
-        assert_eq!(
-            lower.matches("<script").count(),
-            1,
-            "one script element: the page's own"
-        );
-        assert!(html.contains(&format!("<script>{}</script>", super::SCRIPT)));
-        assert!(!lower.contains("<img"));
-        assert!(!lower.contains("href=\"javascript:"));
-        assert!(!html.contains("<b>prompt2</b>"));
-        assert!(html.contains("&lt;&#x2f;script&gt;&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"));
-        assert!(html.contains("&lt;img src=x onerror=alert(9)&gt;"));
-        assert!(html.contains("&lt;b&gt;prompt2&lt;&#x2f;b&gt;"));
+        let dir = report(&info(1), &records);
+        let pages = pages(dir.path());
+        assert!(pages.len() > 1, "the quick view and its pages of cases");
+        for (path, html) in &pages {
+            let lower = html.to_lowercase();
+            assert_eq!(
+                lower.matches("<script").count(),
+                1,
+                "{path}: its own script only"
+            );
+            let own = match path.as_str() {
+                "quick_view.html" => QUICK_VIEW_SCRIPT,
+                _ => CASE_PAGE_SCRIPT,
+            };
+            assert!(html.contains(&format!("<script>{own}</script>")), "{path}");
+            assert!(!lower.contains("<img"), "{path}");
+            assert!(!lower.contains("href=\"javascript:"), "{path}");
+            assert!(!html.contains("<b>prompt2</b>"), "{path}");
+        }
+        let all: String = pages.iter().map(|(_, html)| html.as_str()).collect();
+        assert!(all.contains("&lt;&#x2f;script&gt;&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"));
+        assert!(all.contains("&lt;img src=x onerror=alert(9)&gt;"));
+        assert!(pages[0].1.contains("&lt;b&gt;prompt2&lt;&#x2f;b&gt;"));
     }
 
     #[test]
-    fn page_is_self_contained_and_locked_down() {
-        let html = page_with(three_by_three(), true);
-        // The CSP lets run exactly the script that is in the page, by the
-        // hash of the text between its tags.
-        let script = &html[html.find("<script>").unwrap() + 8..html.find("</script>").unwrap()];
-        use base64::Engine;
-        use sha2::Digest;
-        let hash = base64::engine::general_purpose::STANDARD
-            .encode(sha2::Sha256::digest(script.as_bytes()))
-            .replace('/', "&#x2f;");
-        assert!(html.contains(&format!(
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'\">"
-        )), "{}", &html[..600]);
-        for external in ["http://", "https://", "src=", "<link"] {
-            let outside_data = html.replace("http:&#x2f;&#x2f;127.0.0.1:11434", "");
-            assert!(!outside_data.contains(external), "found {external}");
+    fn every_page_is_self_contained_and_locked_down() {
+        let dir = report(&info(1), &three_by_three());
+        for (path, html) in pages(dir.path()) {
+            // The CSP lets run exactly the script that is in the page, by
+            // the hash of the text between its tags.
+            let script = &html[html.find("<script>").unwrap() + 8..html.find("</script>").unwrap()];
+            use base64::Engine;
+            use sha2::Digest;
+            let hash = base64::engine::general_purpose::STANDARD
+                .encode(sha2::Sha256::digest(script.as_bytes()))
+                .replace('/', "&#x2f;");
+            assert!(html.contains(&format!(
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'\">"
+            )), "{path}: {}", &html[..600]);
+            for external in ["http://", "https://", "src=", "<link"] {
+                let outside_data = html.replace("http:&#x2f;&#x2f;127.0.0.1:11434", "");
+                assert!(!outside_data.contains(external), "{path}: found {external}");
+            }
+            assert!(!html.contains("INCOMPLETE"), "{path}");
         }
-        assert!(!html.contains("INCOMPLETE"));
     }
 
     #[test]
     fn page_groups_cases_by_prompt_in_suite_order_with_a_summary_table() {
-        let html = page_with(three_by_three(), false);
+        let mut info = info(1);
+        info.complete = false;
+        let dir = report(&info, &three_by_three());
+        let pages = pages(dir.path());
+        let html = &pages[0].1;
         assert!(html.contains("INCOMPLETE"));
         let p1 = html
             .find("<tbody class=\"prompt-head\" id=\"prompt-1\"")
@@ -633,12 +338,14 @@ mod tests {
             .expect("prompt3 section");
         assert!(p1 < p3);
         assert!(html.contains(">66.7%</td>"));
-        assert!(html.contains(
-            "<pre><code class=\"language-python\"><span class=\"tok-keyword\">def</span> <span class=\"tok-function\">two_sum</span>"
-        ));
-        assert!(html.contains("❌ wrong_answer"));
-        assert!(html.contains("✅ correct"));
         assert!(html.contains("landlock: temp dir only"));
         assert!(html.contains("gpt-oss:20b"));
+        let page = |name: &str| &pages.iter().find(|(p, _)| p == name).expect(name).1;
+        let correct = page("report/cases/prompt1/correct-1.html");
+        assert!(correct.contains(
+            "<pre><code class=\"language-python\"><span class=\"tok-keyword\">def</span> <span class=\"tok-function\">two_sum</span>"
+        ));
+        assert!(correct.contains("✅ correct"));
+        assert!(page("report/cases/prompt1/wrong_answer-1.html").contains("❌ wrong_answer"));
     }
 }
