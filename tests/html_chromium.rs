@@ -9,7 +9,8 @@
 //! is opened, and a case found through the filters and a page's link.
 //!
 //! Without Chromium the tests are reported ignored with the reason (a
-//! failure under CI=true); see support/trials.rs.
+//! failure under CI=true); see support/trials.rs. The check that the zh
+//! labels are drawn as glyphs also needs a CJK font (fonts-noto-cjk).
 
 #[path = "support/case_pages.rs"]
 mod case_pages;
@@ -57,13 +58,32 @@ fn chromium() -> Result<&'static str, String> {
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     let browser = chromium();
-    let trials = trials::needing_trials![&args, &browser;
+    let mut trials = trials::needing_trials![&args, &browser;
         hostile_replies_and_questions_render_as_inert_text,
         the_overview_matrix_and_filters_show_the_run,
         a_thousand_case_report_opens_in_under_two_seconds,
         a_twenty_thousand_case_report_stays_small_and_reaches_every_case,
     ];
+    let with_cjk = browser.clone().and_then(|b| cjk_font().map(|()| b));
+    trials.extend(trials::needing_trials![&args, &with_cjk;
+        zh_labels_are_drawn_as_glyphs_not_boxes,
+    ]);
     trials::run(&args, trials)
+}
+
+/// Whether a CJK font is installed: without one Chromium draws the zh
+/// labels as boxes.
+fn cjk_font() -> Result<(), String> {
+    let absent =
+        "no CJK font (fc-list lists no Noto Sans CJK); install it: apt-get install fonts-noto-cjk";
+    let listed = Command::new("fc-list")
+        .output()
+        .map_err(|_| absent.to_string())?;
+    let fonts = String::from_utf8_lossy(&listed.stdout).to_lowercase();
+    match fonts.contains("noto sans cjk") {
+        true => Ok(()),
+        false => Err(absent.to_string()),
+    }
 }
 
 /// The page's DOM as the browser built it, half a second after its load
@@ -758,4 +778,43 @@ fn a_case_is_found_through_the_filters(browser: &str, shown: &serde_json::Value,
     assert!(case.contains("Print the number 2499"), "its question");
     assert!(case.contains(">2500"), "its code's answer");
     assert_eq!(dom[1], true, "its details unfolded");
+}
+
+/// The zh labels (the default language) in a real Chromium are drawn as
+/// glyphs, not as the boxes of a missing font: each CJK character of the
+/// quick view and of a case page is drawn on a canvas in the page's own
+/// font and compared with the drawing of an unassigned code point (a box).
+/// A screenshot is kept in target/test-output/.
+fn zh_labels_are_drawn_as_glyphs_not_boxes(browser: &'static str) {
+    let s = numbers_run(2, 1, 1, false);
+    let run_dir = s.run_dir();
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-output/quick_view_zh.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+    let boxes = "(() => { const el = document.querySelector('h1'); const st = getComputedStyle(el); \
+        const font = st.fontWeight + ' ' + st.fontSize + ' ' + st.fontFamily; \
+        const draw = t => { const c = document.createElement('canvas'); c.width = 96; c.height = 96; \
+          const g = c.getContext('2d'); g.font = font; g.textBaseline = 'top'; g.fillText(t, 8, 8); return c.toDataURL(); }; \
+        const box = draw('\\u0378'); \
+        const chars = [...new Set([...document.body.innerText].filter(ch => /\\p{Script=Han}/u.test(ch)))]; \
+        return { chars: chars.join(''), boxes: chars.filter(ch => draw(ch) === box).join('') }; })()";
+    let (case_page, _) = case_pages::page_of(&run_dir, "p0::q0::r1");
+    for (page, screenshot) in [
+        (run_dir.join("quick_view.html"), Some(shot.as_path())),
+        (case_page, None),
+    ] {
+        let url = format!("file://{}", page.display());
+        let v = in_browser(browser, &url, &[boxes.to_string()], screenshot);
+        let chars = v[0]["chars"].as_str().unwrap();
+        assert!(
+            chars.chars().count() > 5,
+            "{}: zh labels {chars}",
+            page.display()
+        );
+        assert_eq!(
+            v[0]["boxes"].as_str().unwrap(),
+            "",
+            "{}: drawn as boxes, of {chars}",
+            page.display()
+        );
+    }
 }
