@@ -144,8 +144,7 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     let run = replay(&s, &[], &[("PROMPTEVAL_ROUNDS", "3")]);
     assert_eq!(run.status, Some(101), "{}", run.both());
     assert!(
-        run.stdout
-            .contains("prompt1: 6/9 (round not recorded 6)"),
+        run.stdout.contains("prompt1: 6/9 (round not recorded 6)"),
         "{}",
         run.stdout
     );
@@ -165,8 +164,7 @@ fn missing_rounds_prompts_and_questions_are_not_evaluated_and_say_why() {
     });
     let run = replay(&s, &[], &[]);
     assert!(
-        run.stdout
-            .contains("prompt4: 4/4 (prompt not recorded 4)"),
+        run.stdout.contains("prompt4: 4/4 (prompt not recorded 4)"),
         "{}",
         run.stdout
     );
