@@ -298,21 +298,48 @@ fn main() {
     // Scale: wall time and peak RSS, history off, answered from the cache.
     let (server, _) = numbers_server(Duration::ZERO);
     let mut largest = None;
+    let mut per_case_at: Vec<(usize, f64, f64)> = Vec::new();
     for &size in &sizes() {
         let path = suite(data.path(), &format!("scale{size}.json"), 1, size);
         let s = scratch(&path, "[history]\nenabled = false\n");
         let env = cached_run_env(&server);
         let env = borrowed(&env);
         run(&s, &[], &env);
-        let (wall, rss) = run(&s, &[], &env);
+        let (wall, rss, report) = run_reporting(&s, &[], &env);
+        let per_case = wall.as_secs_f64() * 1000.0 / size as f64;
+        let share = report.map_or_else(
+            || "report share unknown".to_string(),
+            |r| {
+                format!(
+                    "report {:.2} s = {:.0}% of wall",
+                    r,
+                    r * 100.0 / wall.as_secs_f64()
+                )
+            },
+        );
         println!(
-            "{:<34} {:>10.2} s {:>17.1} MB RSS {:>7.2} ms/case",
+            "{:<34} {:>10.2} s {:>17.1} MB RSS {:>7.2} ms/case  {share}",
             format!("scale: {size} cases"),
             wall.as_secs_f64(),
             rss,
-            wall.as_secs_f64() * 1000.0 / size as f64
+            per_case
         );
+        per_case_at.push((size, per_case, rss));
         largest = Some((size, path));
+    }
+    // Linear time: ms per case at the largest size against the smallest
+    // (target within 1.2x), and bounded memory (target under 150 MB).
+    if let (Some(first), Some(last)) = (per_case_at.first(), per_case_at.last())
+        && first.0 != last.0
+    {
+        println!(
+            "scale: ms/case at {} cases / at {} cases = {:.2}x (target <= 1.2x); peak RSS {:.1} MB at {} (target < 150 MB)",
+            last.0,
+            first.0,
+            last.1 / first.1,
+            last.2,
+            last.0
+        );
     }
     println!(
         "(targets: 10000 cases under 30 s; EvalPlus quotes \"around 2-10 minutes\" for 200 \

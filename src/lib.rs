@@ -59,6 +59,8 @@ pub mod analysis;
 
 pub mod report;
 
+pub mod baseline;
+
 pub mod compare;
 
 pub mod terminal;

@@ -8,6 +8,7 @@
 //! cargo run -- import humaneval --from my-benchmark.jsonl.gz --out my.json
 //! cargo run -- compare result/test_A result/test_B [--html page.html]
 //! cargo run -- merge part1/test_X part2/test_Y --out result/merged
+//! cargo run -- baseline result/test_X --out baseline.toml
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -65,6 +66,16 @@ enum Command {
         /// Where to write the HTML page (default: RUN_B/compare.html).
         #[arg(long)]
         html: Option<PathBuf>,
+    },
+    /// Write a baseline of a finished run: one line per case (its name and
+    /// verdict) and the run's identity (suite, models, settings), to commit
+    /// and gate later runs on with `[gate] baseline` or PROMPTEVAL_BASELINE.
+    Baseline {
+        /// The run folder.
+        run: PathBuf,
+        /// The baseline file to write (replaced if it exists).
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Join the run folders of a sharded run's parts (PROMPTEVAL_SHARD=k/n)
     /// into one run folder with one report.
@@ -135,6 +146,7 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
             from,
         } => import_humaneval(&out, from.as_deref()),
         Command::Merge { parts, out } => merge(&parts, &out),
+        Command::Baseline { run, out } => baseline(&run, &out),
         Command::Compare {
             run_a,
             run_b,
@@ -181,9 +193,21 @@ fn import_humaneval(out: &Path, from: Option<&Path>) -> Result<Done, Box<dyn std
 }
 
 fn merge(parts: &[PathBuf], out: &Path) -> Result<Done, Box<dyn std::error::Error>> {
-    let (summary, table) = prompteval::session::merge::merge(parts, out)?;
-    let gate = prompteval::report::gate::evaluate(&summary);
-    let lines = gate.as_ref().map(|g| g.lines()).unwrap_or_default();
+    let prompteval::session::merge::Merged {
+        summary,
+        table,
+        info,
+    } = prompteval::session::merge::merge(parts, out)?;
+    // The merged run is gated as one run would be, on the parts' gate
+    // settings (their thresholds, lower bound and baseline).
+    let gate = prompteval::baseline::gate_run(out, &summary, &info)?;
+    if let Some(g) = &gate {
+        prompteval::report::add_gate_to_junit(out, g, info.language)?;
+    }
+    let lines = gate
+        .as_ref()
+        .map(|g| g.lines(info.language))
+        .unwrap_or_default();
     Ok(Done {
         message: format!(
             "{table}\nmerged {} part(s), {} case(s), into {} (summary.json, quick_view.html, report/){}",
@@ -194,6 +218,22 @@ fn merge(parts: &[PathBuf], out: &Path) -> Result<Done, Box<dyn std::error::Erro
         ),
         gate_failed: gate.is_some_and(|g| !g.passed()),
     })
+}
+
+fn baseline(run: &Path, out: &Path) -> Result<Done, Box<dyn std::error::Error>> {
+    let baseline = prompteval::baseline::Baseline::of_run(run)?;
+    baseline.write(out)?;
+    let cases: usize = baseline.cases.values().map(|c| c.len()).sum();
+    let models: Vec<&str> = baseline.cases.keys().map(String::as_str).collect();
+    Ok(format!(
+        "wrote {}: {cases} evaluated case(s) of {} (suite {}, model(s) {}); gate on it with [gate] baseline = \"{}\" or PROMPTEVAL_BASELINE",
+        out.display(),
+        baseline.run,
+        baseline.suite,
+        models.join(", "),
+        out.display()
+    )
+    .into())
 }
 
 fn compare(

@@ -5,7 +5,7 @@
 //! paths from the environment are relative to the working directory (the
 //! package root under `cargo test`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::error::ConfigError;
@@ -170,6 +170,13 @@ impl Config {
             })?;
             self.gate.min_accuracy = Some(percent);
             self.sources.env(&["gate", "min_accuracy"], VAR, &v);
+        }
+        // Relative to the current folder, as every path given on a
+        // command line is.
+        const BASELINE: &str = "PROMPTEVAL_BASELINE";
+        if let Some(v) = vars.get(BASELINE) {
+            self.gate.baseline = Some(PathBuf::from(v.trim()));
+            self.sources.env(&["gate", "baseline"], BASELINE, &v);
         }
         Ok(())
     }

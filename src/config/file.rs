@@ -173,7 +173,10 @@ impl Config {
             history: file.history,
             variants: file.variants,
             sandbox: file.sandbox,
-            gate: file.gate,
+            gate: GateConfig {
+                baseline: file.gate.baseline.clone().map(rel),
+                ..file.gate
+            },
             source,
             sources,
         }

@@ -23,6 +23,7 @@ use std::path::Path;
 mod env;
 mod error;
 mod file;
+mod identity;
 mod layers;
 mod locations;
 mod model_tables;
@@ -34,15 +35,16 @@ mod validate;
 
 pub use env::{Env, ProcessEnv};
 pub use error::ConfigError;
+pub use identity::{Settings, fingerprint};
 pub use layers::ResumedRun;
 pub use locations::line_of_offset;
 pub use model_tables::server_key;
 pub use percent::{Percent, PercentError};
 pub use schema::{
-    BackendKind, Config, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
-    DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint, GateConfig, HistoryConfig,
-    Language, LlmConfig, ModelGate, RunSettings, SandboxConfig, VariantsConfig, WriterConfig,
-    normalise_ollama_host,
+    BackendKind, Config, DEFAULT_CONCURRENCY, DEFAULT_GATE_ALPHA, DEFAULT_MODEL,
+    DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint,
+    GateConfig, HistoryConfig, Language, LlmConfig, ModelGate, RunSettings, SandboxConfig,
+    VariantsConfig, WriterConfig, normalise_ollama_host,
 };
 pub use sources::{Key, Source, Sources};
 pub use think::{Level, Think};

@@ -278,6 +278,16 @@ impl SandboxConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct GateConfig {
     pub min_accuracy: Option<Percent>,
+    /// A threshold on the lower end of each prompt's 95 % Wilson interval
+    /// instead of its accuracy: a prompt passes only when its accuracy is
+    /// above it beyond noise (teams without a baseline).
+    pub min_accuracy_lower_bound: Option<Percent>,
+    /// A baseline file (`prompteval baseline RUN --out FILE`): the gate
+    /// fails when a prompt lost to it beyond noise (exact McNemar on the
+    /// shared cases). Relative to harness.toml's folder.
+    pub baseline: Option<PathBuf>,
+    /// The level of the baseline's paired test (default 0.05).
+    pub alpha: Option<f64>,
     /// Per-prompt thresholds; they override `min_accuracy` for that prompt.
     pub prompts: BTreeMap<String, Percent>,
     /// `[gate.models."name"]`: thresholds of one model of a multi-model
@@ -464,6 +474,16 @@ pub const DEFAULT_MODEL: &str = "qwen2.5-coder:1.5b";
 /// server has slots would time out on a slow server and be counted as
 /// failures. Set `concurrency` to the server's slots to keep it full.
 pub const DEFAULT_CONCURRENCY: usize = 1;
+
+/// The baseline test's level when `[gate] alpha` is not set.
+pub const DEFAULT_GATE_ALPHA: f64 = 0.05;
+
+impl GateConfig {
+    /// The level of the baseline's paired test.
+    pub fn alpha(&self) -> f64 {
+        self.alpha.unwrap_or(DEFAULT_GATE_ALPHA)
+    }
+}
 
 impl Config {
     /// The threshold that applies to a prompt, if any.

@@ -54,7 +54,21 @@ impl Config {
                 "`model` is empty; set it or PROMPTEVAL_MODEL, e.g. qwen2.5-coder:7b".into(),
             ));
         }
-        self.check_ranges()
+        self.check_ranges()?;
+        self.check_gate_alpha()
+    }
+
+    /// The baseline's test level is a probability a team would call noise.
+    fn check_gate_alpha(&self) -> Result<(), ConfigError> {
+        match self.gate.alpha {
+            Some(a) if !(a > 0.0 && a <= 0.5) => Err(self.file_error(
+                &["gate", "alpha"],
+                format!(
+                    "[gate] alpha = {a}: the level of the baseline's paired test is a probability in (0, 0.5], e.g. 0.05 (the default) or 0.01"
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Samples, pass@k and concurrency count something: at least 1.

@@ -9,6 +9,7 @@
 //! variable names inside a sentence, and the log's `tracing` records.
 
 pub mod console;
+pub mod gate;
 mod labels;
 pub mod report;
 

@@ -14,3 +14,23 @@ pub use crate::results::{ModelRun, ModelsSummary, RunInfo, RunSummary, Summary};
 pub use render::step_summary;
 pub use render::{Labels, terminal_table};
 pub use write::{Written, write_all, write_from_journal};
+
+/// Adds the run's gate to its junit.xml (each model's, in a multi-model
+/// run: the gate is the run's), once the gate is decided.
+pub fn add_gate_to_junit(
+    run_dir: &std::path::Path,
+    gate: &gate::GateReport,
+    lang: crate::language::Language,
+) -> std::io::Result<()> {
+    let folders = match models_of(run_dir) {
+        Some((_, dirs)) if !dirs.is_empty() => dirs.iter().map(|d| run_dir.join(d)).collect(),
+        _ => vec![run_dir.to_path_buf()],
+    };
+    for folder in folders {
+        let junit = folder.join("report").join("junit.xml");
+        if junit.is_file() {
+            render::junit::add_gate(&junit, gate, lang)?;
+        }
+    }
+    Ok(())
+}

@@ -67,6 +67,9 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         kinds: Default::default(),
         not_evaluated: Vec::new(),
         cache: None,
+        settings: Default::default(),
+        question_fingerprints: Default::default(),
+        gate: Default::default(),
     }
 }
 

@@ -15,6 +15,6 @@ pub mod summary;
 
 pub use figures::*;
 pub(crate) use groups::{Cases, PromptGroup};
-pub use run_info::{ModelRun, NOT_ASKED, RunInfo};
+pub use run_info::{GateSettings, ModelRun, NOT_ASKED, RunInfo};
 pub(crate) use summary::round_to;
 pub use summary::{MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};

@@ -70,6 +70,46 @@ pub struct RunInfo {
     /// questions that have one.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, String>,
+    /// Model -> the settings that decide what it was asked and how its
+    /// programs were judged (`Config::settings`): what a baseline must share.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, crate::config::Settings>,
+    /// Question id -> the fingerprint of what it asks and how it is judged,
+    /// for every question of the suite.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub question_fingerprints: BTreeMap<String, String>,
+    /// The gate's settings besides the per-prompt thresholds.
+    #[serde(default)]
+    pub gate: GateSettings,
+}
+
+/// What the gate checks besides `thresholds`, as the run was configured
+/// (a merge of shards gates the merged run the same way).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateSettings {
+    /// `[gate] baseline`: the baseline file the run is compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<std::path::PathBuf>,
+    /// `[gate] alpha`: the level of the baseline's paired test.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// `[gate] min_accuracy_lower_bound`, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_accuracy_lower_bound: Option<f64>,
+}
+
+fn default_alpha() -> f64 {
+    crate::config::DEFAULT_GATE_ALPHA
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            baseline: None,
+            alpha: default_alpha(),
+            min_accuracy_lower_bound: None,
+        }
+    }
 }
 
 /// `ModelRun::backend` of a model its run did not ask: it could not be

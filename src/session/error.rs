@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::ask::variant_writer::WriterError;
+use crate::baseline::BaselineError;
 use crate::config::ConfigError;
 use crate::plan::shard::ShardError;
 use crate::sandbox::SandboxError;
@@ -38,6 +39,8 @@ pub enum SetupError {
     Shard(ShardError),
     /// PROMPTEVAL_PROGRESS has a value it cannot take.
     Progress(ProgressSettingError),
+    /// `[gate] baseline` cannot be read or is from another experiment.
+    Baseline(BaselineError),
 }
 
 impl std::fmt::Display for SetupError {
@@ -49,6 +52,7 @@ impl std::fmt::Display for SetupError {
             SetupError::Variants { suite, source } => write!(f, "{}: {source}", suite.display()),
             SetupError::Shard(e) => e.fmt(f),
             SetupError::Progress(e) => e.fmt(f),
+            SetupError::Baseline(e) => e.fmt(f),
             SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
             SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
         }
@@ -74,4 +78,5 @@ setup_error_from!(
     Shard(ShardError),
     Progress(ProgressSettingError),
     Sandbox(SandboxError),
+    Baseline(BaselineError),
 );

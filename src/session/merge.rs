@@ -55,7 +55,7 @@ fn read_part(dir: &Path) -> Result<Part, SetupError> {
 
 /// Joins `parts` into `out` (which must not hold a run) and writes its
 /// report; the summary and the terminal table.
-pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), SetupError> {
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, SetupError> {
     let parts: Vec<Part> = parts
         .iter()
         .map(|d| read_part(d))
@@ -101,7 +101,19 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(RunSummary, String), Setu
     report::write_json(&out.join(RUN_INFO), &info).map_err(io)?;
     let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
     let table = report::terminal_table(&summary, report::Labels::of(info.language));
-    Ok((summary, table))
+    Ok(Merged {
+        summary,
+        table,
+        info,
+    })
+}
+
+/// The merged run: its summary, its table, and what its report was built
+/// from (its gate's settings among them).
+pub struct Merged {
+    pub summary: RunSummary,
+    pub table: String,
+    pub info: report::RunInfo,
 }
 
 /// The parts' journals one after the other in `out`, and the variants

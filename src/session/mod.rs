@@ -39,8 +39,8 @@ use crate::case::{CaseId, SnapshotState, Unevaluated};
 use crate::config::Config;
 use crate::plan::shard::Shard;
 use crate::record::journal::{self, Journal};
-use crate::report::gate;
 use crate::report::{self, RunInfo};
+use crate::results::GateSettings;
 use crate::sandbox::Sandbox;
 use crate::session::pipeline::{Pipeline, Recorder, ServedModel};
 use crate::session::schedule::{Pools, Scheduler, TrialOutcome};
@@ -218,7 +218,15 @@ impl Session {
             reporting.elapsed().as_secs_f64()
         );
         self.tell_the_report(&info, &summary, &written, &located, out);
-        let gate = gate::evaluate(&summary);
+        let gate = crate::baseline::gate_run(&self.run_dir, &summary, &info)?;
+        if let Some(g) = &gate {
+            report::add_gate_to_junit(&self.run_dir, g, info.language).map_err(|e| {
+                SetupError::Folder {
+                    path: self.run_dir.clone(),
+                    message: format!("cannot add the gate to junit.xml: {e}"),
+                }
+            })?;
+        }
         out.emit(Event::StepSummary(&report::step_summary::markdown(
             &summary,
             gate.as_ref(),
@@ -226,7 +234,7 @@ impl Session {
         )));
         Ok(match gate {
             Some(g) => {
-                for line in g.lines() {
+                for line in g.lines(info.language) {
                     out.emit(Event::Gate(&line));
                 }
                 if g.passed() && complete {
@@ -299,6 +307,23 @@ impl Session {
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
+            settings: self
+                .config
+                .model_configs()
+                .iter()
+                .map(|c| (c.model.clone(), c.settings()))
+                .collect(),
+            question_fingerprints: self
+                .suite
+                .questions
+                .iter()
+                .map(|q| (q.id.clone(), q.fingerprint()))
+                .collect(),
+            gate: GateSettings {
+                baseline: self.config.gate.baseline.clone(),
+                alpha: self.config.gate.alpha(),
+                min_accuracy_lower_bound: self.config.gate.min_accuracy_lower_bound.map(|p| p.0),
+            },
         }
     }
 

@@ -77,6 +77,7 @@ impl RunPlan {
             variants::planned_suite(&config, suite, resumed.as_ref().map(|r| r.dir.as_path()))?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
+        check_baseline(&config, &suite, unwritten_variants.is_none())?;
         let retry = Retry::from_env(env, resumed.is_some())?;
         // A resumed part keeps its cases (the manifest's); a new one deals
         // the chains.
@@ -122,6 +123,46 @@ impl Resumed {
         };
         let manifest = folder::read_manifest(&dir)?;
         Ok(Some(Resumed { dir, manifest }))
+    }
+}
+
+/// A configured baseline must be readable and from this experiment
+/// before a model is asked anything (the gate checks it again at the end,
+/// and a merge of shards too). Prompt variants not yet written have no
+/// final text, so their questions are checked at the end only.
+fn check_baseline(config: &Config, suite: &Suite, texts_final: bool) -> Result<(), SetupError> {
+    let Some(path) = &config.gate.baseline else {
+        return Ok(());
+    };
+    let baseline = crate::baseline::Baseline::read(path)?;
+    let settings = config
+        .model_configs()
+        .iter()
+        .map(|c| (c.model.clone(), c.settings()))
+        .collect();
+    let questions = match texts_final {
+        true => suite
+            .questions
+            .iter()
+            .map(|q| (q.id.clone(), q.fingerprint()))
+            .collect(),
+        false => Default::default(),
+    };
+    let suite_path = suite.path.display().to_string();
+    let identity = crate::baseline::RunIdentity {
+        suite: &suite_path,
+        settings: &settings,
+        questions: &questions,
+    };
+    let differences = crate::baseline::differences(&baseline, &identity);
+    if differences.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::baseline::BaselineError::Differs {
+            path: path.clone(),
+            differences,
+        }
+        .into())
     }
 }
 

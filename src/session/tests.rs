@@ -110,7 +110,7 @@ fn progress_lines_and_the_gate_go_through_the_same_stream() {
     assert!(
         gate.last()
             .unwrap()
-            .contains("gate: passed (1 prompt(s) checked)"),
+            .contains("gate: passed (1 prompt(s) checked) · 通過 (檢查了 1 個 prompt)"),
         "{gate:?}"
     );
 }

@@ -88,6 +88,20 @@ pub enum Match {
 pub const DEFAULT_TOLERANCE: f64 = 1e-6;
 
 impl Question {
+    /// What is asked and how it is judged, as a short fingerprint: a
+    /// baseline pairs this question's cases with a later run's only when
+    /// the two fingerprints agree.
+    pub fn fingerprint(&self) -> String {
+        let judged = serde_json::json!([
+            self.question,
+            self.answer,
+            self.matcher,
+            self.tests,
+            self.entry_point,
+        ]);
+        crate::config::fingerprint(&judged.to_string())
+    }
+
     /// What the report and the history show as expected.
     pub fn expected_text(&self) -> String {
         match (&self.tests, self.answer.is_empty()) {

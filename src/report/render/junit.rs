@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::analysis::gate::GateReport;
 use crate::case::{CaseRecord, Verdict};
+use crate::language::Language;
 
 use crate::results::RunInfo;
 use crate::results::run_folder::write_derived;
@@ -98,6 +100,67 @@ impl JunitWriter {
             .map_err(|e| std::io::Error::other(format!("junit.xml: {e}")))?;
         write_derived(path, xml.as_bytes())
     }
+}
+
+/// Adds the gate to a written junit.xml as a `gate` test suite, one test
+/// case per check (a threshold, a lower bound, a prompt against the
+/// baseline), a failed check a `<failure>` with its line: the CI view then
+/// shows why the job failed beside the cases. The gate is decided after
+/// the report is written, so the suite goes in before `</testsuites>`,
+/// and the run's totals count it.
+pub fn add_gate(path: &Path, gate: &GateReport, lang: Language) -> std::io::Result<()> {
+    let mut suite = TestSuite::new("gate");
+    for entry in gate.entries(lang) {
+        let status = if entry.passed {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("gate");
+            s.set_message(first_line(&entry.text).to_string());
+            s.set_description(entry.text.clone());
+            s
+        };
+        let mut case = TestCase::new(entry.name, status);
+        case.set_classname("prompteval.gate");
+        if entry.passed {
+            case.set_system_out(entry.text);
+        }
+        suite.add_test_case(case);
+    }
+    let (tests, failures) = (suite.tests, suite.failures);
+    let mut one = Report::new("gate");
+    one.add_test_suite(suite);
+    let xml = one
+        .to_string()
+        .map_err(|e| std::io::Error::other(format!("junit.xml: {e}")))?;
+    let part = xml
+        .find("<testsuite ")
+        .zip(xml.rfind("</testsuite>"))
+        .map(|(from, to)| &xml[from..to + "</testsuite>".len()])
+        .unwrap_or_default();
+    let written = std::fs::read_to_string(path)?;
+    let Some(end) = written.rfind("</testsuites>") else {
+        return Err(std::io::Error::other(format!(
+            "{}: not a junit report (no </testsuites>)",
+            path.display()
+        )));
+    };
+    let head = add_to_count(&written[..end], "tests", tests);
+    let head = add_to_count(&head, "failures", failures);
+    let text = format!("{head}    {part}\n{}", &written[end..]);
+    write_derived(path, text.as_bytes())
+}
+
+/// `name="N"` on the `<testsuites>` element, plus `more`.
+fn add_to_count(xml: &str, name: &str, more: usize) -> String {
+    let pattern = regex::Regex::new(&format!(r#"(<testsuites\b[^>]*\s{name}=")(\d+)""#))
+        .expect("a fixed pattern");
+    pattern
+        .replace(xml, |c: &regex::Captures| {
+            let n: usize = c[2].parse().unwrap_or(0);
+            format!("{}{}\"", &c[1], n + more)
+        })
+        .into_owned()
 }
 
 fn first_line(text: &str) -> &str {

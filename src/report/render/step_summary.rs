@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::text::versus_text;
 use crate::analysis::gate::GateReport;
-use crate::language::{Labels, report as words};
+use crate::language::{Labels, Language, gate as words, report};
 use crate::results::{ModelsSummary, RunSummary, Summary};
 
 /// `GITHUB_STEP_SUMMARY`'s content for this run, in the run's language.
@@ -29,14 +29,14 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels)
         summary.model,
         summary.backend,
         summary.suite,
-        words::cases_finished(lang, summary.finished_cases, summary.planned_cases)
+        report::cases_finished(lang, summary.finished_cases, summary.planned_cases)
     ));
     if !summary.complete {
-        let banner = words::incomplete_banner(lang, summary.finished_cases, summary.planned_cases);
+        let banner = report::incomplete_banner(lang, summary.finished_cases, summary.planned_cases);
         out.push_str(&format!("> [!WARNING]\n> {banner}\n\n"));
     }
     if summary.not_evaluated > 0 {
-        let banner = words::not_evaluated(
+        let banner = report::not_evaluated(
             lang,
             summary.not_evaluated,
             summary.planned_cases,
@@ -91,24 +91,26 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels)
         }
         out.push_str("\n\n");
     }
-    out.push_str(&gate_markdown(gate));
+    out.push_str(&gate_markdown(gate, lang));
     out
 }
 
 // The gate's own lines are its report's (the same in the terminal).
-fn gate_markdown(gate: Option<&GateReport>) -> String {
-    match gate {
-        Some(g) if g.passed() => "**gate: passed**\n\n".into(),
-        Some(g) => {
-            let mut out = String::from("**gate: FAILED**\n\n");
-            for line in g.lines() {
-                out.push_str(&format!("- {}\n", cell(&line)));
-            }
-            out.push('\n');
-            out
-        }
-        None => "gate: none configured (the exit status is libtest's)\n\n".into(),
+fn gate_markdown(gate: Option<&GateReport>, lang: Language) -> String {
+    let Some(g) = gate else {
+        return format!("{}\n\n", words::no_gate(lang));
+    };
+    let mut out = String::from(if g.passed() {
+        "**gate: passed**\n\n"
+    } else {
+        "**gate: FAILED**\n\n"
+    });
+    // Every check, passed ones too: a baseline's "within noise" is news.
+    for line in g.lines(lang) {
+        out.push_str(&format!("- {}\n", cell(&line)));
     }
+    out.push('\n');
+    out
 }
 
 /// A multi-model run: each model's section (as a one-model run's), then
@@ -119,7 +121,7 @@ fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>, labels: &
         summary.run.test_id,
         summary.models.len()
     );
-    let no_gate = gate_markdown(None);
+    let no_gate = gate_markdown(None, labels.language);
     for results in summary.models.values() {
         // Each model's section one heading level down, the gate once below.
         let section = model_markdown(results, None, labels).replacen(
@@ -129,7 +131,7 @@ fn models_markdown(summary: &ModelsSummary, gate: Option<&GateReport>, labels: &
         );
         out.push_str(section.strip_suffix(&no_gate).unwrap_or(&section));
     }
-    out.push_str(&gate_markdown(gate));
+    out.push_str(&gate_markdown(gate, labels.language));
     out
 }
 
