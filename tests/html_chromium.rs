@@ -144,7 +144,7 @@ fn hostile_replies_and_questions_render_as_inert_text(browser: &'static str) {
             "a script element other than the page's own made it into the DOM"
         );
         assert!(
-            dom.contains("1 of 1 cases shown"),
+            dom.contains("顯示 1 / 1 個案例"),
             "the page's own script ran (the CSP lets it, by its hash)"
         );
         assert!(!dom.contains("<iframe"), "an iframe made it into the DOM");
@@ -394,7 +394,7 @@ fn filters_lead_to_their_cases(
     assert_eq!(cases_behind(&v[2]), all, "no filter: every case");
     assert_eq!(
         v[2]["said"].as_str().unwrap(),
-        format!("{} of {} cases shown", all.len(), all.len())
+        format!("顯示 {} / {} 個案例", all.len(), all.len())
     );
     assert_eq!(cases_behind(&v[3]), names_where(cases, |c| c[1] == p0));
     let failed = names_where(cases, |c| c[1] == p1 && c[4] != "correct");
@@ -402,7 +402,7 @@ fn filters_lead_to_their_cases(
     assert_eq!(cases_behind(&v[4]), failed, "{p1} not correct");
     assert_eq!(
         v[4]["said"].as_str().unwrap(),
-        format!("{} of {} cases shown", failed.len(), all.len())
+        format!("顯示 {} / {} 個案例", failed.len(), all.len())
     );
     let correct = names_where(cases, |c| c[4] == "correct");
     assert_eq!(cases_behind(&v[5]), correct);
@@ -551,7 +551,7 @@ fn a_page_filters_its_cases(
     assert_eq!(shown_names(&v[0]), on_page, "no filter: the page's cases");
     assert_eq!(
         v[0]["said"].as_str().unwrap(),
-        format!("{} of {} cases shown", on_page.len(), on_page.len())
+        format!("顯示 {} / {} 個案例", on_page.len(), on_page.len())
     );
     assert_eq!(
         shown_names(&v[1]),

@@ -9,6 +9,11 @@
   if (!form || !table) return;
   var cases = Array.prototype.slice.call(table.querySelectorAll("tbody.case"));
   var shown = document.getElementById("shown");
+  // The count in the run's language: the page gives the words.
+  function said(n, m) {
+    return (shown.dataset.words || "{n} of {m} cases shown")
+      .replace("{n}", String(n)).replace("{m}", String(m));
+  }
   var fields = ["question", "round", "text"];
   // Lower-cased text of each case, read once on the first text search.
   var texts = null;
@@ -37,7 +42,7 @@
       c.hidden = !ok;
       if (ok) count += 1;
     });
-    shown.textContent = count + " of " + cases.length + " cases shown";
+    shown.textContent = said(count, cases.length);
     shown.dataset.count = String(count);
     // The filters live in the address, so a filtered page can be shared.
     var query = new URLSearchParams();

@@ -47,6 +47,11 @@
   var rows = Array.prototype.slice.call(table.querySelectorAll("tbody.verdicts tr"));
   var heads = Array.prototype.slice.call(table.querySelectorAll("tbody.prompt-head"));
   var shown = document.getElementById("shown");
+  // The count in the run's language: the page gives the words.
+  function said(n, m) {
+    return (shown.dataset.words || "{n} of {m} cases shown")
+      .replace("{n}", String(n)).replace("{m}", String(m));
+  }
   var fields = ["prompt", "status"];
   var total = rows.reduce(function (n, r) { return n + Number(r.dataset.count); }, 0);
 
@@ -64,7 +69,7 @@
       if (ok) { count += Number(r.dataset.count); seen[prompt] = true; }
     });
     heads.forEach(function (h) { h.hidden = !seen[h.dataset.prompt]; });
-    shown.textContent = count + " of " + total + " cases shown";
+    shown.textContent = said(count, total);
     shown.dataset.count = String(count);
     // The filters live in the address, so a filtered view can be shared.
     var query = new URLSearchParams();
