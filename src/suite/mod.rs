@@ -152,14 +152,7 @@ impl Suite {
     /// looked up only when something is wrong).
     pub fn question_line(&self, index: usize) -> Option<usize> {
         let text = std::fs::read_to_string(&self.path).ok()?;
-        let ast = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
-            .ok()?
-            .value?;
-        Locator {
-            text: &text,
-            ast: Some(&ast),
-        }
-        .question_line(index.checked_sub(1)?)
+        Locator::new(&text).question_line(index.checked_sub(1)?)
     }
 
     /// Parses suite bytes; `path` is only used in messages.
@@ -173,14 +166,10 @@ impl Suite {
         let value: Value =
             serde_json::from_str(text).map_err(|e| err(Some(e.line()), SuiteProblem::Json(e)))?;
         // serde_json reports syntax with positions but not where a valid value
-        // sits; the AST gives the positions for the semantic checks below.
-        let ast = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default())
-            .ok()
-            .and_then(|r| r.value);
-        let locate = Locator {
-            text,
-            ast: ast.as_ref(),
-        };
+        // sits; the AST gives the positions for the semantic checks below,
+        // parsed only when a message needs a line: for a suite of 100,000
+        // questions it is the largest allocation of the whole run.
+        let locate = Locator::new(text);
         let Value::Object(top) = value else {
             return Err(err(Some(1), SuiteProblem::NotAnObject));
         };
@@ -422,20 +411,21 @@ impl<'a> TopLevel<'a> {
         let mut questions_value = None;
         let (mut system_prompt, mut name, mut settings) = (None, None, RunSettings::default());
         for (key, v) in top {
-            let line = locate.top_key_line(key);
+            // Looked up only for a message (see Locator).
+            let line = || locate.top_key_line(key);
             match (key.as_str(), v) {
                 ("questions", v) => questions_value = Some(v),
                 (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
                     (system_prompt, name, settings) =
-                        parse_settings(fields).map_err(|e| (line, e.into()))?;
+                        parse_settings(fields).map_err(|e| (line(), e.into()))?;
                 }
                 (_, Value::String(_)) | (_, Value::Object(_)) => {
-                    check_prompt_name(key).map_err(|e| (line, e.into()))?;
-                    prompts.push(parse_prompt(key, v).map_err(|e| (line, e.into()))?);
+                    check_prompt_name(key).map_err(|e| (line(), e.into()))?;
+                    prompts.push(parse_prompt(key, v).map_err(|e| (line(), e.into()))?);
                 }
                 (_, other) => {
                     let (key, found) = (key.clone(), type_name(other));
-                    return Err((line, SuiteProblem::TopLevelValue { key, found }));
+                    return Err((line(), SuiteProblem::TopLevelValue { key, found }));
                 }
             }
         }
@@ -445,13 +435,13 @@ impl<'a> TopLevel<'a> {
         let Some(questions_value) = questions_value else {
             return Err((Some(1), SuiteProblem::NoQuestions));
         };
-        let line = locate.top_key_line("questions");
+        let line = || locate.top_key_line("questions");
         let Value::Array(questions) = questions_value else {
             let found = type_name(questions_value);
-            return Err((line, SuiteProblem::QuestionsNotAList { found }));
+            return Err((line(), SuiteProblem::QuestionsNotAList { found }));
         };
         if questions.is_empty() {
-            return Err((line, SuiteProblem::QuestionsEmpty));
+            return Err((line(), SuiteProblem::QuestionsEmpty));
         }
         Ok(TopLevel {
             prompts,
@@ -465,14 +455,14 @@ impl<'a> TopLevel<'a> {
 
 /// Every question, in order, with unique ids.
 fn parse_questions(items: &[Value], locate: &Locator) -> Result<Vec<Question>, Located> {
-    let questions_line = locate.top_key_line("questions");
+    let questions_line = || locate.top_key_line("questions");
     let mut questions = Vec::with_capacity(items.len());
     let mut seen = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let index = i + 1;
         // Lines are looked up only for a message: finding one scans the
         // text, and doing it for every question made loading quadratic.
-        let line = || locate.question_line(i).or(questions_line);
+        let line = || locate.question_line(i).or_else(questions_line);
         let q = parse_question(index, item).map_err(|e| (line(), e.into()))?;
         if !seen.insert(q.id.clone()) {
             return Err((line(), SuiteProblem::DuplicateId { index, id: q.id }));
@@ -734,12 +724,24 @@ fn type_name(v: &Value) -> &'static str {
 /// Finds the lines of keys and list items for messages.
 struct Locator<'a> {
     text: &'a str,
-    ast: Option<&'a ast::Value<'a>>,
+    ast: std::cell::OnceCell<Option<ast::Value<'a>>>,
 }
 
-impl Locator<'_> {
-    fn top(&self) -> Option<&ast::Object<'_>> {
-        match self.ast? {
+impl<'a> Locator<'a> {
+    fn new(text: &'a str) -> Locator<'a> {
+        Locator {
+            text,
+            ast: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn top(&self) -> Option<&ast::Object<'a>> {
+        let ast = self.ast.get_or_init(|| {
+            jsonc_parser::parse_to_ast(self.text, &Default::default(), &Default::default())
+                .ok()
+                .and_then(|r| r.value)
+        });
+        match ast.as_ref()? {
             ast::Value::Object(o) => Some(o),
             _ => None,
         }
@@ -754,8 +756,16 @@ impl Locator<'_> {
         Some(line_of_offset(self.text, prop.range.start))
     }
 
+    /// A top-level key given twice (serde_json keeps the last silently),
+    /// with its line. The keys are read without building the values; the
+    /// AST is parsed only for the line of one found.
     fn duplicate_top_key(&self) -> Option<(String, usize)> {
         let mut seen = HashSet::new();
+        let keys = top_level_keys(self.text)?;
+        if keys.iter().all(|k| seen.insert(k.as_str())) {
+            return None;
+        }
+        seen.clear();
         self.top()?.properties.iter().find_map(|p| {
             (!seen.insert(p.name.as_str())).then(|| {
                 (
@@ -787,6 +797,31 @@ impl Locator<'_> {
             _ => None,
         }
     }
+}
+
+/// The top-level object's keys in file order, duplicates kept; `None` when
+/// the text is not an object.
+fn top_level_keys(text: &str) -> Option<Vec<String>> {
+    struct Keys;
+    impl<'de> serde::de::Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(
+            self,
+            mut map: M,
+        ) -> Result<Vec<String>, M::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::Deserializer::deserialize_map(&mut de, Keys).ok()
 }
 
 #[cfg(test)]
