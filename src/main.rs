@@ -202,7 +202,7 @@ fn merge(parts: &[PathBuf], out: &Path) -> Result<Done, Box<dyn std::error::Erro
     // settings (their thresholds, lower bound and baseline).
     let gate = prompteval::baseline::gate_run(out, &summary, &info)?;
     if let Some(g) = &gate {
-        prompteval::report::add_gate_to_junit(out, g, info.language)?;
+        prompteval::report::add_gate_to_junit(out, &info, g)?;
     }
     let lines = gate
         .as_ref()

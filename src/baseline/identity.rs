@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Baseline, suite_name};
+use super::Baseline;
 use crate::config::Settings;
 use crate::results::RunInfo;
 
@@ -31,7 +31,7 @@ impl<'a> RunIdentity<'a> {
 /// paired; empty when they can.
 pub fn differences(baseline: &Baseline, run: &RunIdentity) -> Vec<String> {
     let mut out = Vec::new();
-    let suite = suite_name(run.suite);
+    let suite = crate::results::run_folder::suite_file_name(run.suite);
     if suite != baseline.suite {
         out.push(format!(
             "suite: the baseline's is {}, this run's is {suite}",

@@ -80,15 +80,6 @@ pub enum BaselineError {
     },
 }
 
-/// The suite's file name.
-pub fn suite_name(suite: &str) -> String {
-    Path::new(suite)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(suite)
-        .to_string()
-}
-
 impl Baseline {
     /// The baseline of a run folder whose report was written.
     pub fn of_run(run_dir: &Path) -> Result<Baseline, BaselineError> {
@@ -108,7 +99,7 @@ impl Baseline {
         Ok(Baseline {
             prompteval_baseline: FORMAT,
             run: info.test_id.clone(),
-            suite: suite_name(&info.suite),
+            suite: run_folder::suite_file_name(&info.suite).to_string(),
             settings: info.settings.clone(),
             questions: info.question_fingerprints.clone(),
             cases: verdicts(run_dir, &info)?,

@@ -108,9 +108,6 @@ impl Run {
 
     /// The suite's file name: runs from different clones still match.
     pub fn suite_name(&self) -> &str {
-        Path::new(&self.suite)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(&self.suite)
+        run_folder::suite_file_name(&self.suite)
     }
 }

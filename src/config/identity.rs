@@ -12,6 +12,14 @@ use super::schema::Config;
 pub type Settings = BTreeMap<String, String>;
 
 impl Config {
+    /// Each model's settings (`settings` of its configuration), by model.
+    pub fn model_settings(&self) -> BTreeMap<String, Settings> {
+        self.model_configs()
+            .iter()
+            .map(|c| (c.model.clone(), c.settings()))
+            .collect()
+    }
+
     /// This configuration's settings (a one-model configuration: see
     /// [`Config::model_configs`]).
     pub fn settings(&self) -> Settings {

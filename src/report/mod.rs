@@ -19,12 +19,16 @@ pub use write::{Written, write_all, write_from_journal};
 /// run: the gate is the run's), once the gate is decided.
 pub fn add_gate_to_junit(
     run_dir: &std::path::Path,
+    info: &RunInfo,
     gate: &gate::GateReport,
-    lang: crate::language::Language,
 ) -> std::io::Result<()> {
-    let folders = match models_of(run_dir) {
-        Some((_, dirs)) if !dirs.is_empty() => dirs.iter().map(|d| run_dir.join(d)).collect(),
-        _ => vec![run_dir.to_path_buf()],
+    let lang = info.language;
+    let folders = match info.models.is_empty() {
+        true => vec![run_dir.to_path_buf()],
+        false => crate::results::run_folder::model_dirs(info)
+            .iter()
+            .map(|d| run_dir.join(d))
+            .collect(),
     };
     for folder in folders {
         let junit = folder.join("report").join("junit.xml");

@@ -149,6 +149,15 @@ pub(crate) fn model_dirs(info: &RunInfo) -> Vec<String> {
     used
 }
 
+/// A run's suite by its file name: runs from different clones (and a
+/// baseline) still match.
+pub fn suite_file_name(suite: &str) -> &str {
+    Path::new(suite)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(suite)
+}
+
 /// The models of a multi-model run folder and their folders, from its
 /// run_info.json; `None` for a one-model run (or no run folder).
 pub fn models_of(run_dir: &Path) -> Option<(Vec<String>, Vec<String>)> {

@@ -220,11 +220,9 @@ impl Session {
         self.tell_the_report(&info, &summary, &written, &located, out);
         let gate = crate::baseline::gate_run(&self.run_dir, &summary, &info)?;
         if let Some(g) = &gate {
-            report::add_gate_to_junit(&self.run_dir, g, info.language).map_err(|e| {
-                SetupError::Folder {
-                    path: self.run_dir.clone(),
-                    message: format!("cannot add the gate to junit.xml: {e}"),
-                }
+            report::add_gate_to_junit(&self.run_dir, &info, g).map_err(|e| SetupError::Folder {
+                path: self.run_dir.clone(),
+                message: format!("cannot add the gate to junit.xml: {e}"),
             })?;
         }
         out.emit(Event::StepSummary(&report::step_summary::markdown(
@@ -307,18 +305,8 @@ impl Session {
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
-            settings: self
-                .config
-                .model_configs()
-                .iter()
-                .map(|c| (c.model.clone(), c.settings()))
-                .collect(),
-            question_fingerprints: self
-                .suite
-                .questions
-                .iter()
-                .map(|q| (q.id.clone(), q.fingerprint()))
-                .collect(),
+            settings: self.config.model_settings(),
+            question_fingerprints: self.suite.fingerprints(),
             gate: GateSettings {
                 baseline: self.config.gate.baseline.clone(),
                 alpha: self.config.gate.alpha(),

@@ -135,17 +135,9 @@ fn check_baseline(config: &Config, suite: &Suite, texts_final: bool) -> Result<(
         return Ok(());
     };
     let baseline = crate::baseline::Baseline::read(path)?;
-    let settings = config
-        .model_configs()
-        .iter()
-        .map(|c| (c.model.clone(), c.settings()))
-        .collect();
+    let settings = config.model_settings();
     let questions = match texts_final {
-        true => suite
-            .questions
-            .iter()
-            .map(|q| (q.id.clone(), q.fingerprint()))
-            .collect(),
+        true => suite.fingerprints(),
         false => Default::default(),
     };
     let suite_path = suite.path.display().to_string();

@@ -213,6 +213,14 @@ impl Suite {
             .unwrap_or_else(|| "suite".into())
     }
 
+    /// Question id -> [`Question::fingerprint`], for every question.
+    pub fn fingerprints(&self) -> std::collections::BTreeMap<String, String> {
+        self.questions
+            .iter()
+            .map(|q| (q.id.clone(), q.fingerprint()))
+            .collect()
+    }
+
     pub fn prompt(&self, name: &str) -> Option<&Prompt> {
         self.prompts.iter().find(|p| p.name == name)
     }
