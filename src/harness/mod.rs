@@ -131,19 +131,32 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
     // Trials only wait for results: enough of them to print each case as it
     // finishes, whatever order the pools finish them in.
     args.test_threads = Some(cap.unwrap_or(session.running().clamp(1, 64)));
-    let trials = planned
-        .iter()
-        .map(
-            |case| match (finished.get(case), session.not_evaluated(case)) {
-                (Some(outcome), _) => recorded_trial(case, outcome.clone()),
-                (None, Some(m)) => recorded_trial(
-                    case,
-                    TrialOutcome::Ignored(format!("not evaluated: {}", m.reason.label())),
-                ),
-                (None, None) => waiting_trial(&session, case),
-            },
-        )
-        .collect();
+    let trials = {
+        let positions = session.positions();
+        planned
+            .iter()
+            .map(|case| {
+                match (
+                    finished.get(case),
+                    session.not_evaluated(case),
+                    positions.get(case),
+                ) {
+                    (Some(outcome), _, _) => recorded_trial(case, outcome.clone()),
+                    (None, Some(m), _) => recorded_trial(
+                        case,
+                        TrialOutcome::Ignored(format!("not evaluated: {}", m.reason.label())),
+                    ),
+                    (None, None, Some(&at)) => waiting_trial(&session, case, at),
+                    // Filtered out (libtest never runs it), or a case the
+                    // session could not run: never a pass.
+                    (None, None, None) => not_run_trial(case),
+                }
+            })
+            .collect()
+    };
+    // The trials hold their names: the plan's cases are not needed again.
+    drop(planned);
+    drop(finished);
     let conclusion = libtest_mimic::run(args, trials);
     let session = Arc::try_unwrap(session).map_err(|_| {
         SetupError::Backend(
@@ -192,11 +205,15 @@ fn recorded_trial(case: &CaseId, outcome: TrialOutcome) -> Trial {
     Trial::ignorable_test(case.test_name(), move || completion(outcome))
 }
 
-/// A case the session runs: the trial waits for its result.
-fn waiting_trial(session: &Arc<Session>, case: &CaseId) -> Trial {
+/// A case the session does not run.
+fn not_run_trial(case: &CaseId) -> Trial {
+    Trial::ignorable_test(case.test_name(), || Err("not run".into()))
+}
+
+/// A case the session runs at `position`: the trial waits for its result.
+fn waiting_trial(session: &Arc<Session>, case: &CaseId, position: usize) -> Trial {
     let session = session.clone();
-    let case = case.clone();
-    Trial::ignorable_test(case.test_name(), move || match session.wait(&case) {
+    Trial::ignorable_test(case.test_name(), move || match session.wait(position) {
         Some(outcome) => completion(outcome),
         None if session.interrupted() => Err("abandoned: the run was interrupted".into()),
         None => Err("not run".into()),

@@ -127,8 +127,8 @@ fn coordinate(
             message: format!("cannot record the run folder: {e}"),
         }
     })?;
-    for case in &selected {
-        session.wait(case);
+    for position in 0..session.running() {
+        session.wait(position);
     }
     session.finish(ExitCode::SUCCESS, out)?;
     Ok(())

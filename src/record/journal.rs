@@ -250,7 +250,10 @@ pub fn index(run_dir: &Path) -> std::io::Result<Index> {
         Err(e) => return Err(e),
     };
     let mut reader = BufReader::new(file);
-    let mut latest: indexmap::IndexMap<CaseId, Located> = indexmap::IndexMap::new();
+    // Each case once, as the key: a second copy in the value doubled the
+    // index of a 100,000-case run.
+    let mut latest: indexmap::IndexMap<CaseId, (Option<SnapshotState>, u64, usize)> =
+        indexmap::IndexMap::new();
     let mut templates = indexmap::IndexMap::new();
     let mut line = Vec::new();
     let mut offset = 0u64;
@@ -264,21 +267,23 @@ pub fn index(run_dir: &Path) -> std::io::Result<Index> {
             if !templates.contains_key(&head.case.prompt) {
                 templates.insert(head.case.prompt.clone(), head.template);
             }
+            // A later record of a case moves it to the end (first-seen
+            // order counts its latest record).
             latest.shift_remove(&head.case);
-            latest.insert(
-                head.case.clone(),
-                Located {
-                    case: head.case,
-                    snapshot: head.snapshot,
-                    offset,
-                    len: n,
-                },
-            );
+            latest.insert(head.case, (head.snapshot, offset, n));
         }
         offset += n as u64;
     }
     Ok(Index {
-        entries: latest.into_values().collect(),
+        entries: latest
+            .into_iter()
+            .map(|(case, (snapshot, offset, len))| Located {
+                case,
+                snapshot,
+                offset,
+                len,
+            })
+            .collect(),
         templates,
     })
 }

@@ -13,7 +13,7 @@ pub use crate::results::run_folder::{model_folder, models_of, write_json};
 pub use crate::results::{ModelRun, ModelsSummary, RunInfo, RunSummary, Summary};
 pub use render::step_summary;
 pub use render::{Labels, terminal_table};
-pub use write::{Written, write_all, write_from_journal};
+pub use write::{Written, write_all, write_from_index, write_from_journal};
 
 /// Adds the run's gate to its junit.xml (each model's, in a multi-model
 /// run: the gate is the run's), once the gate is decided.

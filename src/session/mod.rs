@@ -50,7 +50,6 @@ use crate::terminal::output::{Event, Output};
 /// A started run.
 pub struct Session {
     config: Config,
-    suite: Suite,
     run_dir: PathBuf,
     manifest: RunManifest,
     unmatched: HashMap<CaseId, Mismatch>,
@@ -58,7 +57,9 @@ pub struct Session {
     unavailable: Vec<(String, String)>,
     /// Cases run by this process.
     running: usize,
-    scheduler: Scheduler<Arc<Pipeline>>,
+    /// Taken when the run finishes: the report needs none of its
+    /// bookkeeping, and a report of 100,000 cases should not hold it.
+    scheduler: Option<Scheduler<Arc<Pipeline>>>,
     pipeline: Arc<Pipeline>,
     isolation: serde_json::Value,
     /// `None` when off, or when replaying (recordings are the answers).
@@ -125,8 +126,10 @@ impl Session {
         let lanes = lanes(&opened.models, config.is_multi_model(), cap);
         let pipeline = Arc::new(Pipeline {
             config: config.clone(),
-            suite: suite.clone(),
             models: served_models(opened.models, &suite),
+            // The pipeline holds the one copy: a second one for the session
+            // was 370 bytes a question (37 MB at 100,000).
+            suite,
             sandbox,
             shapes,
             journal,
@@ -149,13 +152,12 @@ impl Session {
         );
         Ok(Session {
             config,
-            suite,
             run_dir,
             manifest,
             unmatched: opened.unmatched.into_iter().collect(),
             unavailable: opened.unavailable,
             running,
-            scheduler,
+            scheduler: Some(scheduler),
             pipeline,
             isolation,
             cache: cache.filter(|_| !replaying),
@@ -178,9 +180,18 @@ impl Session {
         self.unmatched.get(case)
     }
 
-    /// Blocks until `case` has finished; `None` if the run was interrupted first.
-    pub fn wait(&self, case: &CaseId) -> Option<TrialOutcome> {
-        self.scheduler.wait(case)
+    /// The position of each case this session runs, to wait for it by.
+    pub fn positions(&self) -> HashMap<&CaseId, usize> {
+        self.scheduler
+            .as_ref()
+            .map(Scheduler::positions)
+            .unwrap_or_default()
+    }
+
+    /// Blocks until the case at `position` ([`Session::positions`]) has
+    /// finished; `None` if the run was interrupted first.
+    pub fn wait(&self, position: usize) -> Option<TrialOutcome> {
+        self.scheduler.as_ref()?.wait(position)
     }
 
     pub fn interrupted(&self) -> bool {
@@ -189,15 +200,15 @@ impl Session {
 
     /// Writes the report from the journal, shows the table and the gate, and
     /// returns the exit status (`libtest` is libtest's own).
-    pub fn finish(self, libtest: ExitCode, out: &Output) -> Result<ExitCode, SetupError> {
-        self.scheduler.close();
+    pub fn finish(mut self, libtest: ExitCode, out: &Output) -> Result<ExitCode, SetupError> {
+        // Its workers see the close and let go of what they share.
+        drop(self.scheduler.take());
         self.pipeline.progress.close();
-        let located = journal::index(&self.run_dir)
-            .map_err(|e| SetupError::Folder {
-                path: self.run_dir.clone(),
-                message: format!("cannot read the journal: {e}"),
-            })?
-            .entries;
+        let index = journal::index(&self.run_dir).map_err(|e| SetupError::Folder {
+            path: self.run_dir.clone(),
+            message: format!("cannot read the journal: {e}"),
+        })?;
+        let located = &index.entries;
         let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
         let complete = self.manifest.cases.iter().all(|c| done.contains(c));
         let info = self.run_info(complete);
@@ -207,9 +218,11 @@ impl Session {
         out.emit(Event::Reporting);
         let reporting = std::time::Instant::now();
         let (summary, written) =
-            report::write_from_journal(&self.run_dir, &info).map_err(|e| SetupError::Folder {
-                path: self.run_dir.clone(),
-                message: format!("cannot write the report: {e}"),
+            report::write_from_index(&self.run_dir, &info, &index).map_err(|e| {
+                SetupError::Folder {
+                    path: self.run_dir.clone(),
+                    message: format!("cannot write the report: {e}"),
+                }
             })?;
         // Read by the scale bench (the report's share of a run's time).
         tracing::debug!(
@@ -217,7 +230,7 @@ impl Session {
             "report written in {:.3} s",
             reporting.elapsed().as_secs_f64()
         );
-        self.tell_the_report(&info, &summary, &written, &located, out);
+        self.tell_the_report(&info, &summary, &written, located, out);
         let gate = crate::baseline::gate_run(&self.run_dir, &summary, &info)?;
         if let Some(g) = &gate {
             report::add_gate_to_junit(&self.run_dir, &info, g).map_err(|e| SetupError::Folder {
@@ -252,7 +265,7 @@ impl Session {
             test_id: self.manifest.test_id.clone(),
             timestamp: self.manifest.timestamp.clone(),
             total_execution_time: (self.started.elapsed().as_secs_f64() * 100.0).round() / 100.0,
-            suite: self.suite.path.display().to_string(),
+            suite: self.pipeline.suite.path.display().to_string(),
             model: self.config.model_names().join(", "),
             backend: match self.config.is_multi_model() {
                 true => self.manifest.backend.clone(),
@@ -265,22 +278,25 @@ impl Session {
             rounds: self.config.rounds,
             samples: self.config.samples,
             prompts: self
+                .pipeline
                 .suite
                 .prompts
                 .iter()
                 .map(|p| (p.name.clone(), p.template.clone()))
                 .collect(),
-            question_count: self.suite.questions.len(),
+            question_count: self.pipeline.suite.questions.len(),
             variants: self
+                .pipeline
                 .suite
                 .questions
                 .iter()
-                .filter_map(|q| q.variant.clone().map(|v| (q.id.clone(), v)))
+                .filter_map(|q| q.variant.as_deref().map(|v| (q.id.clone(), v.clone())))
                 .collect(),
             planned_cases: self.manifest.cases.len() + self.manifest.not_evaluated.len(),
             complete,
             isolation: self.isolation.clone(),
             thresholds: self
+                .pipeline
                 .suite
                 .prompts
                 .iter()
@@ -292,10 +308,17 @@ impl Session {
                 .collect(),
             models: self.model_runs(),
             question_ids: match self.config.is_multi_model() {
-                true => self.suite.questions.iter().map(|q| q.id.clone()).collect(),
+                true => self
+                    .pipeline
+                    .suite
+                    .questions
+                    .iter()
+                    .map(|q| q.id.clone())
+                    .collect(),
                 false => Vec::new(),
             },
             kinds: self
+                .pipeline
                 .suite
                 .questions
                 .iter()
@@ -306,7 +329,7 @@ impl Session {
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
             settings: self.config.model_settings(),
-            question_fingerprints: self.suite.fingerprints(),
+            question_fingerprints: self.pipeline.suite.fingerprints(),
             gate: GateSettings {
                 baseline: self.config.gate.baseline.clone(),
                 alpha: self.config.gate.alpha(),
@@ -332,6 +355,7 @@ impl Session {
                     .find(|(m, _)| *m == name)
                     .map(|(_, why)| why.clone());
                 let thresholds = self
+                    .pipeline
                     .suite
                     .prompts
                     .iter()

@@ -96,9 +96,11 @@ struct Chain {
 struct Shared<W: Work> {
     work: W,
     cases: Vec<CaseId>,
-    /// Chain of each case; `None` when the history is off.
-    chain_of: Vec<Option<ChainId>>,
-    chains: Mutex<HashMap<ChainId, Chain>>,
+    /// Chain of each case (its place in `chains`); `None` when the
+    /// history is off. Positions, not names: per case, the bookkeeping
+    /// holds a few numbers, never another copy of its identity.
+    chain_of: Vec<Option<usize>>,
+    chains: Mutex<Vec<Chain>>,
     keep: usize,
     /// Lane and model (index into the lane's models) of each case.
     lane_of: Vec<(usize, usize)>,
@@ -106,6 +108,12 @@ struct Shared<W: Work> {
     ready_changed: Condvar,
     asked: Mutex<VecDeque<(usize, W::Asked)>>,
     asked_changed: Condvar,
+    /// At most this many asked cases wait for an execution slot: a cached
+    /// rerun asks far faster than programs run, and an unbounded queue
+    /// held every reply of a 100,000-case run at once.
+    asked_bound: usize,
+    /// Signalled when an asked case leaves the queue.
+    asked_room: Condvar,
     results: Mutex<Vec<Option<TrialOutcome>>>,
     /// The libtest thread waiting for each case, woken alone when its case
     /// ends: one condition variable for all of them woke every waiting
@@ -118,10 +126,10 @@ struct Shared<W: Work> {
     closing: AtomicBool,
 }
 
-/// The running cases of one run.
+/// The running cases of one run. A case is named by its position in the
+/// cases it was started with ([`Scheduler::positions`]).
 pub struct Scheduler<W: Work> {
     shared: Arc<Shared<W>>,
-    index: HashMap<CaseId, usize>,
 }
 
 impl<W: Work> Scheduler<W> {
@@ -174,20 +182,16 @@ impl<W: Work> Scheduler<W> {
         execute: usize,
         interrupted: Arc<AtomicBool>,
     ) -> Scheduler<W> {
-        let index: HashMap<CaseId, usize> = cases
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.clone(), i))
-            .collect();
-        let chain_of: Vec<Option<ChainId>> =
-            cases.iter().map(|c| history.map(|_| c.chain())).collect();
         let keep = history.unwrap_or(0);
-        let chains = chains(&cases, &chain_of, keep, earlier);
+        let (chain_of, chains) = match history {
+            Some(_) => chains(&cases, keep, earlier),
+            None => (vec![None; cases.len()], Vec::new()),
+        };
         let lane_of = lane_of(&cases, &lanes);
         // Ready now: every case without history, else each chain's first.
         let ready: Vec<usize> = match history {
             None => (0..cases.len()).collect(),
-            Some(_) => chains.values().map(|c| c.cases[0]).collect(),
+            Some(_) => chains.iter().map(|c| c.cases[0]).collect(),
         };
         let queues = queues(&lanes, &lane_of, ready);
         let n = cases.len();
@@ -202,6 +206,8 @@ impl<W: Work> Scheduler<W> {
             ready_changed: Condvar::new(),
             asked: Mutex::new(VecDeque::new()),
             asked_changed: Condvar::new(),
+            asked_bound: 2 * execute.max(1),
+            asked_room: Condvar::new(),
             results: Mutex::new(vec![None; n]),
             waiters: Mutex::new(HashMap::new()),
             remaining: std::sync::atomic::AtomicUsize::new(n),
@@ -218,14 +224,29 @@ impl<W: Work> Scheduler<W> {
             let s = shared.clone();
             std::thread::spawn(move || s.execute_worker());
         }
-        Scheduler { shared, index }
+        Scheduler { shared }
     }
 
-    /// Blocks until `case` has a result. `None` when the case is not part of
-    /// this run, or the run was interrupted before it finished.
-    pub fn wait(&self, case: &CaseId) -> Option<TrialOutcome> {
-        let i = *self.index.get(case)?;
+    /// Each case's position, to wait for it by ([`Scheduler::wait`]): a
+    /// lookup to build the waiters with, then dropped (kept for the run,
+    /// a map keyed by case identity doubled what a case costs).
+    pub fn positions(&self) -> HashMap<&CaseId, usize> {
+        self.shared
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c, i))
+            .collect()
+    }
+
+    /// Blocks until the case at `position` has a result. `None` when there
+    /// is no such case, or the run was interrupted before it finished.
+    pub fn wait(&self, position: usize) -> Option<TrialOutcome> {
+        let i = position;
         let s = &self.shared;
+        if i >= s.cases.len() {
+            return None;
+        }
         loop {
             {
                 let results = lock(&s.results);
@@ -257,35 +278,37 @@ impl<W: Work> Drop for Scheduler<W> {
     }
 }
 
-/// Each chain's cases in question order, with the last `keep` history
-/// entries of its cases finished before (`earlier`).
+/// The chain of each case (its place in the chains), and each chain's
+/// cases in question order with the last `keep` history entries of its
+/// cases finished before (`earlier`).
 fn chains(
     cases: &[CaseId],
-    chain_of: &[Option<ChainId>],
     keep: usize,
     mut earlier: HashMap<ChainId, Vec<HistoryEntry>>,
-) -> HashMap<ChainId, Chain> {
-    let mut chains: HashMap<ChainId, Chain> = HashMap::new();
-    for (i, chain) in chain_of.iter().enumerate() {
-        if let Some(id) = chain {
-            chains
-                .entry(id.clone())
-                .or_insert_with(|| Chain {
-                    cases: Vec::new(),
-                    next: 0,
-                    history: VecDeque::new(),
-                })
-                .cases
-                .push(i);
-        }
+) -> (Vec<Option<usize>>, Vec<Chain>) {
+    let mut ids: HashMap<ChainId, usize> = HashMap::new();
+    let mut chains: Vec<Chain> = Vec::new();
+    let mut chain_of = Vec::with_capacity(cases.len());
+    for (i, case) in cases.iter().enumerate() {
+        let at = *ids.entry(case.chain()).or_insert_with(|| {
+            chains.push(Chain {
+                cases: Vec::new(),
+                next: 0,
+                history: VecDeque::new(),
+            });
+            chains.len() - 1
+        });
+        chains[at].cases.push(i);
+        chain_of.push(Some(at));
     }
-    for (id, chain) in chains.iter_mut() {
+    for (id, at) in ids {
+        let chain = &mut chains[at];
         chain.cases.sort_by_key(|&i| cases[i].question);
-        let entries = earlier.remove(id).unwrap_or_default();
+        let entries = earlier.remove(&id).unwrap_or_default();
         let skip = entries.len().saturating_sub(keep);
         chain.history.extend(entries.into_iter().skip(skip));
     }
-    chains
+    (chain_of, chains)
 }
 
 /// The lane of each case, and its model's place in the lane.
@@ -340,6 +363,7 @@ impl<W: Work> Shared<W> {
         self.closing.store(true, Ordering::SeqCst);
         self.ready_changed.notify_all();
         self.asked_changed.notify_all();
+        self.asked_room.notify_all();
     }
 
     fn stopping(&self) -> bool {
@@ -349,6 +373,9 @@ impl<W: Work> Shared<W> {
     /// Asks the cases of lane `l`, its current model's only.
     fn model_worker(&self, l: usize) {
         loop {
+            if !self.wait_for_room() {
+                return;
+            }
             let next = {
                 let mut lanes = lock(&self.lanes);
                 loop {
@@ -371,9 +398,9 @@ impl<W: Work> Shared<W> {
                         .unwrap_or_else(|p| p.into_inner().0);
                 }
             };
-            let history: Vec<HistoryEntry> = match &self.chain_of[next] {
-                Some(id) => lock(&self.chains)
-                    .get(id)
+            let history: Vec<HistoryEntry> = match self.chain_of[next] {
+                Some(at) => lock(&self.chains)
+                    .get(at)
                     .map(|c| c.history.iter().cloned().collect())
                     .unwrap_or_default(),
                 None => Vec::new(),
@@ -389,6 +416,24 @@ impl<W: Work> Shared<W> {
                 Err(panic) => self.complete(next, panicked(panic)),
             }
         }
+    }
+
+    /// Waits until the asked queue has room (a few cases per execution
+    /// slot, so the programs never starve); `false` when the run stops.
+    /// The execution workers always drain the queue, so this ends.
+    fn wait_for_room(&self) -> bool {
+        let mut queue = lock(&self.asked);
+        while queue.len() >= self.asked_bound {
+            if self.stopping() {
+                return false;
+            }
+            queue = self
+                .asked_room
+                .wait_timeout(queue, Duration::from_millis(200))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        true
     }
 
     /// Counts a case through the model stage; its lane moves on to its
@@ -418,6 +463,7 @@ impl<W: Work> Shared<W> {
                 let mut queue = lock(&self.asked);
                 loop {
                     if let Some(item) = queue.pop_front() {
+                        self.asked_room.notify_one();
                         break item;
                     }
                     if self.stopping() {
@@ -439,9 +485,9 @@ impl<W: Work> Shared<W> {
     /// Records the result, extends the chain's history and makes the chain's
     /// next case ready.
     fn complete(&self, i: usize, finished: Finished) {
-        if let Some(id) = &self.chain_of[i] {
+        if let Some(at) = self.chain_of[i] {
             let mut chains = lock(&self.chains);
-            if let Some(chain) = chains.get_mut(id) {
+            if let Some(chain) = chains.get_mut(at) {
                 if let Some(entry) = finished.entry {
                     chain.history.push_back(entry);
                     while chain.history.len() > self.keep {
@@ -511,6 +557,9 @@ mod tests {
         peak_asking: AtomicUsize,
         executing: AtomicUsize,
         peak_executing: AtomicUsize,
+        /// Cases asked and not yet executing: replies held in memory.
+        waiting: AtomicUsize,
+        peak_waiting: AtomicUsize,
         /// (case name, the history numbers it saw), in ask order.
         seen: Mutex<Vec<(String, Vec<usize>)>>,
     }
@@ -524,6 +573,8 @@ mod tests {
                 peak_asking: AtomicUsize::new(0),
                 executing: AtomicUsize::new(0),
                 peak_executing: AtomicUsize::new(0),
+                waiting: AtomicUsize::new(0),
+                peak_waiting: AtomicUsize::new(0),
                 seen: Mutex::new(Vec::new()),
             }
         }
@@ -543,9 +594,11 @@ mod tests {
                 history.iter().map(|e| e.question_number).collect(),
             ));
             std::thread::sleep(Duration::from_millis(self.ask_ms));
+            enter(&self.waiting, &self.peak_waiting);
             self.asking.fetch_sub(1, Ordering::SeqCst);
         }
         fn execute(&self, case: &CaseId, _: ()) -> Finished {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
             enter(&self.executing, &self.peak_executing);
             std::thread::sleep(Duration::from_millis(self.exec_ms));
             self.executing.fetch_sub(1, Ordering::SeqCst);
@@ -593,13 +646,14 @@ mod tests {
             pools,
             Arc::new(AtomicBool::new(false)),
         );
+        let positions = s.positions();
         for c in cases {
             let expected = if c.question % 2 == 0 {
                 TrialOutcome::Failed("even".into())
             } else {
                 TrialOutcome::Passed
             };
-            assert_eq!(s.wait(c), Some(expected));
+            assert_eq!(s.wait(positions[c]), Some(expected));
         }
     }
 
@@ -623,8 +677,9 @@ mod tests {
             2,
             Arc::new(AtomicBool::new(false)),
         );
-        for c in cases {
-            assert!(s.wait(c).is_some(), "{}", c.test_name());
+        // Positions are the order the cases were given in.
+        for (at, c) in cases.iter().enumerate() {
+            assert!(s.wait(at).is_some(), "{}", c.test_name());
         }
     }
 
@@ -638,6 +693,23 @@ mod tests {
             }
         }
         runs
+    }
+
+    #[test]
+    fn fast_replies_wait_in_a_bounded_queue() {
+        // A cached rerun: replies come at once, programs take time. The
+        // replies waiting for a slot stay a few per execution slot (plus
+        // the asks in flight), not one per case.
+        let probe = Arc::new(Probe::new(0, 2));
+        let all = cases(&["p1", "p2"], 100);
+        let pools = Pools {
+            model: 3,
+            execute: 2,
+        };
+        run(&probe, &all, None, pools);
+        let peak = probe.peak_waiting.load(Ordering::SeqCst);
+        assert!(peak <= 2 * 2 + 3, "{peak} replies waited at once");
+        assert_eq!(lock(&probe.seen).len(), 200, "every case was asked");
     }
 
     #[test]
@@ -755,7 +827,7 @@ mod tests {
             },
             Arc::new(AtomicBool::new(false)),
         );
-        assert!(s.wait(&all[1]).is_some());
+        assert!(s.wait(1).is_some());
         let seen = lock(&probe.seen).clone();
         assert_eq!(seen[0].1, [1, 2]);
         assert_eq!(seen[1].1, [1, 2, 3]);
@@ -778,7 +850,8 @@ mod tests {
             flag.clone(),
         );
         flag.store(true, Ordering::SeqCst);
-        assert_eq!(s.wait(&all[19]), None);
+        assert_eq!(s.wait(19), None);
+        assert_eq!(s.wait(20), None, "no such case");
         std::thread::sleep(Duration::from_millis(120));
         assert!(lock(&probe.seen).len() <= 2, "no new case starts");
     }

@@ -45,9 +45,12 @@ fn run<const N: usize>(dir: &std::path::Path, env: [(&str, &str); N]) -> (Vec<St
     let selected = plan.planned.clone();
     let interrupted = Arc::new(AtomicBool::new(false));
     let session = Session::start(plan, selected.clone(), Some(2), interrupted, &out).unwrap();
+    let positions = session.positions();
     for case in &selected {
-        assert_eq!(session.wait(case), Some(TrialOutcome::Passed), "{case:?}");
+        let at = positions[case];
+        assert_eq!(session.wait(at), Some(TrialOutcome::Passed), "{case:?}");
     }
+    drop(positions);
     let code = session.finish(ExitCode::SUCCESS, &out).unwrap();
     (recording.events(), code)
 }

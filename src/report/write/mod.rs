@@ -78,7 +78,16 @@ pub fn write_from_journal(
     run_dir: &Path,
     info: &RunInfo,
 ) -> std::io::Result<(RunSummary, Written)> {
-    let index = crate::record::journal::index(run_dir)?;
+    write_from_index(run_dir, info, &crate::record::journal::index(run_dir)?)
+}
+
+/// [`write_from_journal`] with the journal's index in hand (the session
+/// has read it already: a second one would double what the report holds).
+pub fn write_from_index(
+    run_dir: &Path,
+    info: &RunInfo,
+    index: &crate::record::journal::Index,
+) -> std::io::Result<(RunSummary, Written)> {
     if !info.models.is_empty() {
         let (summary, written) =
             models::write_models(run_dir, info, &index.entries, &index.templates)?;
@@ -226,7 +235,7 @@ impl PerCaseFiles {
             )?,
             cases: files::CasesCsv::create(&paths.cases_csv)?,
             pages: html::CasePages::create(run_dir, info, summary)?,
-            junit: junit::JunitWriter::new(info),
+            junit: junit::JunitWriter::new(info)?,
             paths,
         })
     }
@@ -258,14 +267,14 @@ impl PerCaseFiles {
             let mut main = || -> std::io::Result<()> {
                 for group in groups {
                     self.detailed.start_prompt(group)?;
-                    self.junit.start_prompt(group.name);
+                    self.junit.start_prompt(group.name)?;
                     self.pages.start_prompt(group, summary)?;
                     let dir = run_dir.join(&group.dir);
                     std::fs::create_dir_all(&dir)?;
                     records.each(group, |r| {
                         self.detailed.case(r)?;
                         self.cases.case(r)?;
-                        self.junit.case(r);
+                        self.junit.case(r)?;
                         self.pages.case(r)?;
                         // A closed channel means the writer failed: its
                         // error is the one reported below.
@@ -273,7 +282,7 @@ impl PerCaseFiles {
                         Ok(())
                     })?;
                     self.detailed.end_prompt()?;
-                    self.junit.end_prompt();
+                    self.junit.end_prompt()?;
                     self.pages.end_prompt()?;
                 }
                 Ok(())

@@ -137,7 +137,7 @@ impl Family<'_> {
             _ => self.parts.render(description),
         };
         v.p_top = None;
-        v.variant = Some(variant);
+        v.variant = Some(Box::new(variant));
         self.out.push(v);
     }
 
