@@ -8,7 +8,6 @@ pub mod render;
 pub mod write;
 
 pub use crate::analysis::gate;
-pub(crate) use crate::results::run_folder::write_atomically;
 pub use crate::results::run_folder::{model_folder, models_of, write_json};
 pub use crate::results::{ModelRun, ModelsSummary, RunInfo, RunSummary, Summary};
 pub use render::step_summary;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::error::SetupError;
 use crate::case::{CaseId, Unevaluated};
 use crate::config::ResumedRun;
+use crate::results::run_folder::Staged;
 
 const MANIFEST: &str = "run.json";
 
@@ -106,18 +107,16 @@ pub fn create(root: &Path) -> Result<(PathBuf, String, String), SetupError> {
 }
 
 pub fn write_manifest(dir: &Path, m: &RunManifest) -> Result<(), SetupError> {
-    let text = serde_json::to_string_pretty(m).map_err(|e| SetupError::Folder {
+    let error = |e: std::io::Error| SetupError::Folder {
         path: dir.to_path_buf(),
-        message: e.to_string(),
-    })?;
+        message: format!("cannot write {MANIFEST}: {e}"),
+    };
     // Through a temp file and a rename: a run killed while writing it must
     // still resume (an empty run.json was refused as "not a manifest").
-    crate::report::write_atomically(&dir.join(MANIFEST), text.as_bytes()).map_err(|e| {
-        SetupError::Folder {
-            path: dir.to_path_buf(),
-            message: format!("cannot write {MANIFEST}: {e}"),
-        }
-    })
+    // Streamed: a run's manifest names every case.
+    let (staged, mut file) = Staged::create(&dir.join(MANIFEST)).map_err(error)?;
+    serde_json::to_writer_pretty(&mut file, m).map_err(|e| error(e.into()))?;
+    staged.finish(file).map_err(error)
 }
 
 pub fn read_manifest(dir: &Path) -> Result<RunManifest, SetupError> {

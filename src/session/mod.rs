@@ -209,9 +209,14 @@ impl Session {
             message: format!("cannot read the journal: {e}"),
         })?;
         let located = &index.entries;
-        let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
-        let complete = self.manifest.cases.iter().all(|c| done.contains(c));
+        let complete = {
+            let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
+            self.manifest.cases.iter().all(|c| done.contains(c))
+        };
         let info = self.run_info(complete);
+        // Counted now: the report reads its cases from the journal, and a
+        // report of 100,000 cases should not also hold the planned ones.
+        let intended = std::mem::take(&mut self.manifest.cases).len();
         // What the report was built from: `prompteval merge` rebuilds a
         // report from several parts' journals and these.
         store_run_info(&self.run_dir, &info)?;
@@ -230,7 +235,7 @@ impl Session {
             "report written in {:.3} s",
             reporting.elapsed().as_secs_f64()
         );
-        self.tell_the_report(&info, &summary, &written, located, out);
+        self.tell_the_report(&info, &summary, &written, located, intended, out);
         let gate = crate::baseline::gate_run(&self.run_dir, &summary, &info)?;
         if let Some(g) = &gate {
             report::add_gate_to_junit(&self.run_dir, &info, g).map_err(|e| SetupError::Folder {
@@ -399,6 +404,7 @@ impl Session {
         summary: &report::RunSummary,
         written: &report::Written,
         located: &[journal::Located],
+        intended: usize,
         out: &Output,
     ) {
         out.emit(Event::Table(&report::terminal_table(
@@ -433,7 +439,7 @@ impl Session {
         if !info.complete {
             out.emit(Event::Incomplete {
                 finished: located.len(),
-                intended: self.manifest.cases.len(),
+                intended,
                 run_dir: &self.run_dir,
             });
         }

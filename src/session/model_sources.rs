@@ -71,13 +71,16 @@ pub fn open_models(
     };
     for model in config.model_configs() {
         let key = multi.then(|| model.model.clone());
-        let mine: Vec<CaseId> = selected
-            .iter()
-            .filter(|c| c.model == key)
-            .cloned()
-            .collect();
+        // Cloned only where a model fails: the source takes its cases.
+        let mine = || -> Vec<CaseId> {
+            selected
+                .iter()
+                .filter(|c| c.model == key)
+                .cloned()
+                .collect()
+        };
         // A model the filters left no case of is not contacted at all.
-        if multi && mine.is_empty() && !selected.is_empty() {
+        if multi && !selected.is_empty() && !selected.iter().any(|c| c.model == key) {
             continue;
         }
         let earlier: HashMap<ChainId, Vec<HistoryEntry>> = earlier
@@ -85,15 +88,16 @@ pub fn open_models(
             .filter(|(chain, _)| chain.model == key)
             .map(|(chain, entries)| (chain.clone(), entries.clone()))
             .collect();
-        match source::open(&model, suite, mine.clone(), &earlier, cache, out) {
-            Ok(source) => {
+        match source::open(&model, suite, mine(), &earlier, cache, out) {
+            Ok(mut source) => {
                 warn_of_the_window(&model, suite, &source);
-                opened.runnable.extend(source.runnable.iter().cloned());
+                opened.runnable.append(&mut source.runnable);
                 opened.unmatched.extend(source.unmatched.iter().cloned());
                 opened.models.push((model, source));
             }
             Err(e) if multi => {
                 let why = e.to_string();
+                let mine = mine();
                 tracing::warn!(
                     "model {}: cannot be asked, so its {} case(s) are not evaluated (not failures); the other models go on:\n{why}",
                     model.model,

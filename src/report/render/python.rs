@@ -406,8 +406,17 @@ mod tests {
         odd.reply = Some(HOSTILE.into());
         records.push(odd);
         let (_, written) = write_all(dir.path(), &info, &records).expect("written");
-        assert_eq!(written.case_files.len(), 10);
-        for path in &written.case_files {
+        assert_eq!(written.case_files, 10);
+        let files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+            .expect("run folder")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir() && e.file_name() != "report")
+            .flat_map(|d| std::fs::read_dir(d.path()).expect("prompt folder"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "py"))
+            .collect();
+        assert_eq!(files.len(), 10, "{files:?}");
+        for path in &files {
             assert_python_parses(path);
             let text = std::fs::read_to_string(path).expect("file");
             assert!(!text.contains('\r'), "{}", path.display());

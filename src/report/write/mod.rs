@@ -54,8 +54,9 @@ pub struct Written {
     pub junit_xml: PathBuf,
     /// report/partial_order.csv, in a run of prompt variants.
     pub partial_order_csv: Option<PathBuf>,
-    /// Every `<prompt>/question_N[_round_R].py`, in report order.
-    pub case_files: Vec<PathBuf>,
+    /// How many `<prompt>/question_N[_round_R].py` files were written
+    /// (counted, not listed: a list held every path of a large run).
+    pub case_files: usize,
 }
 
 /// Writes summary.json, report/detailed_report.json, report/summary.csv,
@@ -225,7 +226,7 @@ impl PerCaseFiles {
             cases_csv: report_dir.join("cases.csv"),
             junit_xml: report_dir.join("junit.xml"),
             partial_order_csv: None,
-            case_files: Vec::new(),
+            case_files: 0,
         };
         Ok(PerCaseFiles {
             detailed: files::DetailedWriter::create(
@@ -252,14 +253,14 @@ impl PerCaseFiles {
         groups: &[PromptGroup],
         records: &Records,
         summary: &Summary,
-    ) -> std::io::Result<Vec<PathBuf>> {
+    ) -> std::io::Result<usize> {
         let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
-        std::thread::scope(|scope| -> std::io::Result<Vec<PathBuf>> {
-            let writer = scope.spawn(move || -> std::io::Result<Vec<PathBuf>> {
-                let mut written = Vec::new();
+        std::thread::scope(|scope| -> std::io::Result<usize> {
+            let writer = scope.spawn(move || -> std::io::Result<usize> {
+                let mut written = 0;
                 for (path, text) in cases_to_write {
                     write_derived(&path, text.as_bytes())?;
-                    written.push(path);
+                    written += 1;
                 }
                 Ok(written)
             });
@@ -339,7 +340,7 @@ mod tests {
         ] {
             assert!(dir.path().join(rel).is_file(), "{rel} missing");
         }
-        assert_eq!(written.case_files.len(), 9);
+        assert_eq!(written.case_files, 9);
         assert_eq!(written.summary_json, dir.path().join("summary.json"));
         let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("report"))
             .expect("report dir")

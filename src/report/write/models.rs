@@ -80,7 +80,7 @@ pub(crate) fn write_models(
         cases_csv: report_dir.join("cases.csv"),
         junit_xml: report_dir.join("junit.xml"),
         partial_order_csv: None,
-        case_files: Vec::new(),
+        case_files: 0,
     });
     written.summary_json = summary_json;
     written.summary_csv = summary_csv;
