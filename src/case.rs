@@ -3,6 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A name cases share (a model, a prompt, a question id): a case is
+/// copied into the plan, the manifest, the scheduler and the trials, and
+/// shared names keep each copy to a few words (100,000 cases held one
+/// small allocation per name per copy).
+pub type Name = std::sync::Arc<str>;
+
 /// One (model x) prompt x question x round (x sample). `question` is
 /// 1-based, as in the spec's `question_N.py` files.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -11,10 +17,10 @@ pub struct CaseId {
     /// `PROMPTEVAL_MODELS`); `None` in a one-model run, whose names, keys
     /// and journal lines stay as they always were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    pub prompt: String,
+    pub model: Option<Name>,
+    pub prompt: Name,
     pub question: usize,
-    pub question_id: String,
+    pub question_id: Name,
     pub round: u32,
     /// 1-based sample of a run with `samples` > 1; `None` in a run drawing
     /// one reply per case, whose names and keys stay as they always were.
@@ -95,8 +101,8 @@ pub fn test_name(prompt: &str, question_id: &str, round: u32, sample: Option<u32
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ChainId {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    pub prompt: String,
+    pub model: Option<Name>,
+    pub prompt: Name,
     pub round: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<u32>,
@@ -379,7 +385,7 @@ pub(crate) mod fixtures {
                 model: None,
                 prompt: "p".into(),
                 question: q,
-                question_id: format!("q{q}"),
+                question_id: format!("q{q}").into(),
                 round: 1,
                 sample: None,
             },

@@ -84,8 +84,8 @@ impl<'n> OutcomesLayout<'n> {
     /// Keeps `r` when its prompt and question are in the lists.
     pub fn add(&mut self, r: &CaseRecord) {
         let (Some(&p), Some(&q)) = (
-            self.prompt_at.get(r.case.prompt.as_str()),
-            self.question_at.get(r.case.question_id.as_str()),
+            self.prompt_at.get(&*r.case.prompt),
+            self.question_at.get(&*r.case.question_id),
         ) else {
             return;
         };

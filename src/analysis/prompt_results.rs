@@ -73,14 +73,15 @@ impl Tally {
         let tests = r.execution.as_ref().and_then(|e| e.tests.as_ref());
         if tests.is_some_and(|t| !t.suspect.is_empty()) {
             self.suspect += 1;
-            self.suspect_questions.insert(r.case.question_id.clone());
+            self.suspect_questions
+                .insert(r.case.question_id.to_string());
         }
         if r.reply_cut() {
             self.truncated_replies += 1;
         }
         self.cells.insert(
             (
-                r.case.question_id.clone(),
+                r.case.question_id.to_string(),
                 r.case.round,
                 r.case.sample_index(),
             ),
@@ -196,7 +197,11 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
     let accuracy = percent(t.correct, t.evaluated);
     let avg_execution_time = (t.executed > 0).then(|| round_to(t.exec_secs / t.executed as f64, 2));
     let mut not_evaluated_reasons = t.not_evaluated.clone();
-    for u in info.not_evaluated.iter().filter(|u| u.case.prompt == name) {
+    for u in info
+        .not_evaluated
+        .iter()
+        .filter(|u| &*u.case.prompt == name)
+    {
         *not_evaluated_reasons.entry(u.reason.clone()).or_insert(0) += 1;
     }
     let not_evaluated = not_evaluated_reasons.values().sum();
@@ -380,7 +385,7 @@ mod tests {
         ];
         let summary = summary_of(&info(2), &records);
         let p1 = &summary.prompt_results["prompt1"];
-        let q1 = records[0].case.question_id.clone();
+        let q1 = records[0].case.question_id.to_string();
         assert_eq!(p1.unstable_questions, std::slice::from_ref(&q1));
         assert!(
             p1.flags(Language::En).contains("1 unstable"),

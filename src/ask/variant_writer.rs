@@ -90,7 +90,7 @@ impl LlmWriter {
             model: None,
             prompt: "variants-writer".into(),
             question: q.index,
-            question_id: format!("{}.{what}", q.id),
+            question_id: format!("{}.{what}", q.id).into(),
             round: 1,
             sample: None,
         };

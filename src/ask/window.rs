@@ -92,7 +92,7 @@ fn prompts_over(config: &Config, suite: &Suite, cases: &[CaseId], room: usize) -
     let mut seen = HashSet::new();
     let (mut over, mut largest) = (0usize, 0usize);
     for case in cases {
-        if !seen.insert((case.prompt.as_str(), case.question)) {
+        if !seen.insert((&*case.prompt, case.question)) {
             continue;
         }
         let (Some(prompt), Some(question)) = (

@@ -155,7 +155,11 @@ pub fn verdicts(
 ) -> Result<BTreeMap<String, BTreeMap<String, Verdict>>, BaselineError> {
     let mut out: BTreeMap<String, BTreeMap<String, Verdict>> = BTreeMap::new();
     let read = journal::for_each(run_dir, |r| {
-        let model = r.case.model.clone().unwrap_or_else(|| info.model.clone());
+        let model = r
+            .case
+            .model
+            .as_deref()
+            .map_or_else(|| info.model.clone(), str::to_string);
         let name = crate::case::test_name(
             &r.case.prompt,
             &r.case.question_id,

@@ -77,8 +77,8 @@ impl Run {
             .into_iter()
             .map(|r| {
                 let key = CaseKey {
-                    prompt: r.case.prompt,
-                    question_id: r.case.question_id,
+                    prompt: r.case.prompt.to_string(),
+                    question_id: r.case.question_id.to_string(),
                     round: r.case.round,
                     sample: r.case.sample,
                 };

@@ -247,7 +247,7 @@ fn apply_prompt_filter(args: &mut Arguments, suite: &Suite, planned: Vec<CaseId>
         || suite.questions.iter().any(|q| q.id.ends_with(f.as_str()));
     if ambiguous {
         args.filter = None;
-        planned.into_iter().filter(|c| c.prompt == f).collect()
+        planned.into_iter().filter(|c| *c.prompt == *f).collect()
     } else {
         args.filter = Some(format!("{f}::"));
         planned

@@ -8,7 +8,7 @@
 
 pub mod shard;
 
-use crate::case::CaseId;
+use crate::case::{CaseId, Name};
 use crate::suite::Suite;
 
 /// Every prompt x question x round x sample; `samples` = 1 gives cases
@@ -21,15 +21,22 @@ pub fn cases(suite: &Suite, rounds: u32, samples: u32) -> Vec<CaseId> {
     let mut out = Vec::with_capacity(
         suite.prompts.len() * suite.questions.len() * rounds as usize * sampled.len(),
     );
+    // One shared name per prompt and per question, whatever the rounds.
+    let prompts: Vec<Name> = suite
+        .prompts
+        .iter()
+        .map(|p| p.name.as_str().into())
+        .collect();
     for q in &suite.questions {
+        let question_id: Name = q.id.as_str().into();
         for round in 1..=rounds {
             for &sample in &sampled {
-                for p in &suite.prompts {
+                for prompt in &prompts {
                     out.push(CaseId {
                         model: None,
-                        prompt: p.name.clone(),
+                        prompt: prompt.clone(),
                         question: q.index,
-                        question_id: q.id.clone(),
+                        question_id: question_id.clone(),
                         round,
                         sample,
                     });
@@ -48,8 +55,9 @@ pub fn cases_of_models(suite: &Suite, rounds: u32, samples: u32, models: &[Strin
     models
         .iter()
         .flat_map(|m| {
+            let model: Name = m.as_str().into();
             one.iter().map(move |c| CaseId {
-                model: Some(m.clone()),
+                model: Some(model.clone()),
                 ..c.clone()
             })
         })

@@ -80,7 +80,7 @@ mod tests {
                         model: None,
                         prompt: p.into(),
                         question: q,
-                        question_id: format!("q{q}"),
+                        question_id: format!("q{q}").into(),
                         round,
                         sample: None,
                     });

@@ -264,8 +264,8 @@ pub fn index(run_dir: &Path) -> std::io::Result<Index> {
             break;
         }
         if let Ok(head) = serde_json::from_slice::<Head>(&line) {
-            if !templates.contains_key(&head.case.prompt) {
-                templates.insert(head.case.prompt.clone(), head.template);
+            if !templates.contains_key(&*head.case.prompt) {
+                templates.insert(head.case.prompt.to_string(), head.template);
             }
             // A later record of a case moves it to the end (first-seen
             // order counts its latest record).

@@ -231,7 +231,7 @@ pub(crate) const HOSTILE: &str = "</script><script>alert(1)</script>\n<img src=x
 pub(crate) fn numbered(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
     let mut rec = record(prompt, 1, round, verdict);
     rec.case.question = question;
-    rec.case.question_id = format!("q{question}");
+    rec.case.question_id = format!("q{question}").into();
     rec.name = rec.case.test_name();
     rec
 }

@@ -38,7 +38,7 @@ pub(crate) fn group_records<'a>(
         info,
         records
             .iter()
-            .map(|r| (r.case.prompt.as_str(), r.template.as_str())),
+            .map(|r| (&*r.case.prompt, r.template.as_str())),
     );
     let located: Vec<(&CaseId, &CaseRecord)> = latest.into_iter().collect();
     groups(info, extra, located, Cases::Memory)
@@ -78,10 +78,7 @@ pub(crate) fn groups<'a, T>(
     });
     let mut by_prompt: HashMap<&str, Vec<(&'a CaseId, T)>> = HashMap::new();
     for (case, at) in located {
-        by_prompt
-            .entry(case.prompt.as_str())
-            .or_default()
-            .push((case, at));
+        by_prompt.entry(&*case.prompt).or_default().push((case, at));
     }
     let order = info
         .prompts
@@ -94,7 +91,7 @@ pub(crate) fn groups<'a, T>(
         let cases = by_prompt.remove(name).unwrap_or_default();
         // A prompt none of whose selected cases could be evaluated still
         // gets a line: "not evaluated" must be seen, not silently absent.
-        if cases.is_empty() && !info.not_evaluated.iter().any(|u| u.case.prompt == name) {
+        if cases.is_empty() && !info.not_evaluated.iter().any(|u| &*u.case.prompt == name) {
             continue;
         }
         let dir = prompt_dir_name(name, &used_dirs);

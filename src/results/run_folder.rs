@@ -273,7 +273,7 @@ pub fn case_records(dir: &Path) -> Result<Vec<CaseRecord>, RunFolderError> {
     let (journal_dir, model) = journal_of(dir)?;
     let mut latest: indexmap::IndexMap<CaseId, CaseRecord> = indexmap::IndexMap::new();
     let read = journal::for_each(&journal_dir, |r| {
-        if model.is_none() || r.case.model == model {
+        if model.is_none() || r.case.model.as_deref() == model.as_deref() {
             latest.insert(r.case.clone(), r);
         }
     });

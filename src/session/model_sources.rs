@@ -75,17 +75,22 @@ pub fn open_models(
         let mine = || -> Vec<CaseId> {
             selected
                 .iter()
-                .filter(|c| c.model == key)
+                .filter(|c| c.model.as_deref() == key.as_deref())
                 .cloned()
                 .collect()
         };
         // A model the filters left no case of is not contacted at all.
-        if multi && !selected.is_empty() && !selected.iter().any(|c| c.model == key) {
+        if multi
+            && !selected.is_empty()
+            && !selected
+                .iter()
+                .any(|c| c.model.as_deref() == key.as_deref())
+        {
             continue;
         }
         let earlier: HashMap<ChainId, Vec<HistoryEntry>> = earlier
             .iter()
-            .filter(|(chain, _)| chain.model == key)
+            .filter(|(chain, _)| chain.model.as_deref() == key.as_deref())
             .map(|(chain, entries)| (chain.clone(), entries.clone()))
             .collect();
         match source::open(&model, suite, mine(), &earlier, cache, out) {

@@ -76,7 +76,7 @@ impl Pipeline {
             Some(model) => self
                 .models
                 .iter()
-                .find(|m| m.name() == model)
+                .find(|m| m.name() == &**model)
                 .expect("planned cases name models of the run"),
             None => &self.models[0],
         }
@@ -303,7 +303,7 @@ impl Work for Arc<Pipeline> {
         }
     }
 
-    fn model_done(&self, model: &Option<String>) {
+    fn model_done(&self, model: Option<&str>) {
         if let Some(model) = model
             && let Some(served) = self.models.iter().find(|m| m.name() == model)
         {

@@ -46,7 +46,7 @@ pub trait Work: Send + Sync + 'static {
     fn execute(&self, case: &CaseId, asked: Self::Asked) -> Finished;
     /// Every case of `model` has been asked and another model of its lane
     /// (its server) comes next.
-    fn model_done(&self, _model: &Option<String>) {}
+    fn model_done(&self, _model: Option<&str>) {}
 }
 
 /// How many cases may be in each stage at once.
@@ -148,8 +148,9 @@ impl<W: Work> Scheduler<W> {
         let models: Vec<Option<String>> = {
             let mut seen: Vec<Option<String>> = Vec::new();
             for c in &cases {
-                if !seen.contains(&c.model) {
-                    seen.push(c.model.clone());
+                let model = c.model.as_deref().map(str::to_string);
+                if !seen.contains(&model) {
+                    seen.push(model);
                 }
             }
             seen
@@ -322,7 +323,7 @@ fn lane_of(cases: &[CaseId], lanes: &[Lane]) -> Vec<(usize, usize)> {
                 .find_map(|(l, lane)| {
                     lane.models
                         .iter()
-                        .position(|m| m == &c.model)
+                        .position(|m| m.as_deref() == c.model.as_deref())
                         .map(|m| (l, m))
                 })
                 .expect("every case's model is in a lane")
@@ -452,7 +453,7 @@ impl<W: Work> Shared<W> {
         };
         if done {
             // Let the server go of it before the next model's first request.
-            self.work.model_done(&self.cases[i].model);
+            self.work.model_done(self.cases[i].model.as_deref());
             self.ready_changed.notify_all();
         }
     }
@@ -626,9 +627,9 @@ mod tests {
             for p in prompts {
                 out.push(CaseId {
                     model: None,
-                    prompt: p.to_string(),
+                    prompt: (*p).into(),
                     question: q,
-                    question_id: format!("q{q}"),
+                    question_id: format!("q{q}").into(),
                     round: 1,
                     sample: None,
                 });

@@ -108,7 +108,7 @@ impl Progress {
         {
             let mut per_prompt = self.per_prompt.lock().unwrap_or_else(|e| e.into_inner());
             let entry = per_prompt
-                .entry(record.case.prompt.clone())
+                .entry(record.case.prompt.to_string())
                 .or_insert((0, 0));
             if record.evaluated() {
                 entry.1 += 1;

@@ -519,14 +519,14 @@ pub fn unmatched_lines(
     }
     let mut order: Vec<&str> = Vec::new();
     for case in selected {
-        if per_prompt.contains_key(case.prompt.as_str()) && !order.contains(&case.prompt.as_str()) {
+        if per_prompt.contains_key(&*case.prompt) && !order.contains(&&*case.prompt) {
             order.push(&case.prompt);
         }
     }
     let mut lines: Vec<String> = order
         .iter()
         .map(|prompt| {
-            let of = selected.iter().filter(|c| c.prompt == *prompt).count();
+            let of = selected.iter().filter(|c| &*c.prompt == *prompt).count();
             let reasons: Vec<String> = per_prompt[prompt]
                 .iter()
                 .map(|(r, n)| format!("{} {n}", r.label()))

@@ -269,12 +269,12 @@ mod tests {
         let mut writer = JunitWriter::new(&info).expect("scratch files");
         let mut whole = Report::new(format!("prompteval {}", info.test_id));
         whole.set_time(Duration::from_secs_f64(info.total_execution_time.max(0.0)));
-        let mut prompts: Vec<&str> = records.iter().map(|r| r.case.prompt.as_str()).collect();
+        let mut prompts: Vec<&str> = records.iter().map(|r| &*r.case.prompt).collect();
         prompts.dedup();
         for prompt in prompts.iter().copied().chain(["empty"]) {
             writer.start_prompt(prompt).expect("started");
             let mut suite = TestSuite::new(prompt);
-            for r in records.iter().filter(|r| r.case.prompt == prompt) {
+            for r in records.iter().filter(|r| &*r.case.prompt == prompt) {
                 writer.case(r).expect("case written");
                 suite.add_test_case(test_case(r));
             }

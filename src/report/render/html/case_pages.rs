@@ -290,7 +290,7 @@ impl CasePages {
             self.index.note_first(column, &record.case.question_id, at);
         }
         if self.index.model.is_none() {
-            self.index.model.clone_from(&record.case.model);
+            self.index.model = record.case.model.as_deref().map(str::to_string);
         }
         Ok(())
     }
