@@ -115,7 +115,7 @@ impl Session {
             .map(|r| r.earlier.clone())
             .unwrap_or_default();
         let cache = source::open_cache(&config);
-        let opened = open_models(&config, &suite, &selected, &earlier, cache.as_ref(), out)?;
+        let opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();

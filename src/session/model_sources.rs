@@ -53,11 +53,12 @@ impl Opened {
     }
 }
 
-/// Opens every model's source for its share of `selected`.
+/// Opens every model's source for its share of `selected`; the cases move
+/// to the sources (a 100,000-case run held one more copy of each).
 pub fn open_models(
     config: &Config,
     suite: &Suite,
-    selected: &[CaseId],
+    mut selected: Vec<CaseId>,
     earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
     cache: Option<&Arc<ResponseCache>>,
     out: &Output,
@@ -69,23 +70,20 @@ pub fn open_models(
         unmatched: Vec::new(),
         unavailable: Vec::new(),
     };
+    let any_selected = !selected.is_empty();
     for model in config.model_configs() {
         let key = multi.then(|| model.model.clone());
-        // Cloned only where a model fails: the source takes its cases.
-        let mine = || -> Vec<CaseId> {
-            selected
-                .iter()
-                .filter(|c| c.model.as_deref() == key.as_deref())
-                .cloned()
-                .collect()
+        let mut mine = if multi {
+            let (mine, others) = std::mem::take(&mut selected)
+                .into_iter()
+                .partition(|c| c.model.as_deref() == key.as_deref());
+            selected = others;
+            mine
+        } else {
+            std::mem::take(&mut selected)
         };
         // A model the filters left no case of is not contacted at all.
-        if multi
-            && !selected.is_empty()
-            && !selected
-                .iter()
-                .any(|c| c.model.as_deref() == key.as_deref())
-        {
+        if multi && mine.is_empty() && any_selected {
             continue;
         }
         let earlier: HashMap<ChainId, Vec<HistoryEntry>> = earlier
@@ -93,7 +91,8 @@ pub fn open_models(
             .filter(|(chain, _)| chain.model.as_deref() == key.as_deref())
             .map(|(chain, entries)| (chain.clone(), entries.clone()))
             .collect();
-        match source::open(&model, suite, mine(), &earlier, cache, out) {
+        // The source takes the cases it runs; a failed one leaves them.
+        match source::open(&model, suite, &mut mine, &earlier, cache, out) {
             Ok(mut source) => {
                 warn_of_the_window(&model, suite, &source);
                 opened.runnable.append(&mut source.runnable);
@@ -102,7 +101,6 @@ pub fn open_models(
             }
             Err(e) if multi => {
                 let why = e.to_string();
-                let mine = mine();
                 tracing::warn!(
                     "model {}: cannot be asked, so its {} case(s) are not evaluated (not failures); the other models go on:\n{why}",
                     model.model,

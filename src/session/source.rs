@@ -42,11 +42,12 @@ enum Chosen {
 
 /// The backend for `selected`. An explicit replay stops before the first
 /// case when any selected case has no matching recording; `auto` runs the
-/// recorded ones and says which are left out and why.
+/// recorded ones and says which are left out and why. A live source takes
+/// the cases (`selected` is left empty); on an error they stay.
 pub fn open(
     config: &Config,
     suite: &Suite,
-    selected: Vec<CaseId>,
+    selected: &mut Vec<CaseId>,
     earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
     cache: Option<&Arc<ResponseCache>>,
     out: &Output,
@@ -71,7 +72,7 @@ pub fn open(
             };
             return Ok(Source {
                 backend,
-                runnable: selected,
+                runnable: std::mem::take(selected),
                 unmatched: Vec::new(),
                 replaying: false,
             });

@@ -7,6 +7,7 @@
 
 mod error;
 pub mod import;
+mod stream;
 pub mod variant;
 pub mod variants;
 
@@ -165,23 +166,24 @@ impl Suite {
             problem,
         };
         let text = suite_text(bytes).map_err(|(line, problem)| err(line, problem))?;
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| err(Some(e.line()), SuiteProblem::Json(e)))?;
+        let json = |e: serde_json::Error| err(Some(e.line()), SuiteProblem::Json(e));
         // serde_json reports syntax with positions but not where a valid value
         // sits; the AST gives the positions for the semantic checks below,
         // parsed only when a message needs a line: for a suite of 100,000
         // questions it is the largest allocation of the whole run.
         let locate = Locator::new(text);
-        let Value::Object(top) = value else {
+        if !text.trim_start().starts_with('{') {
+            // Not an object: a syntax error or another kind of value.
+            serde_json::from_str::<Value>(text).map_err(json)?;
             return Err(err(Some(1), SuiteProblem::NotAnObject));
-        };
-        let top = TopLevel::parse(&top, &locate).map_err(|(line, problem)| err(line, problem))?;
-        let questions = parse_questions(top.questions, &locate)
+        }
+        let (top, questions) = stream::read_top(text, &locate).map_err(json)?;
+        let top = TopLevel::parse(&top, questions, &locate)
             .map_err(|(line, problem)| err(line, problem))?;
         Ok(Suite {
             path: path.to_path_buf(),
             prompts: top.prompts,
-            questions,
+            questions: top.questions,
             system_prompt: top.system_prompt,
             name: top.name,
             settings: top.settings,
@@ -399,32 +401,34 @@ fn suite_text(bytes: &[u8]) -> Result<&str, Located> {
 }
 
 /// The suite's top-level keys: its templates, its settings and its
-/// (not yet parsed) questions.
-struct TopLevel<'a> {
+/// questions.
+struct TopLevel {
     prompts: Vec<Prompt>,
-    questions: &'a Vec<Value>,
+    questions: Vec<Question>,
     system_prompt: Option<String>,
     name: Option<String>,
     settings: RunSettings,
 }
 
-impl<'a> TopLevel<'a> {
+impl TopLevel {
+    /// Checks the keys other than `questions` (in `top`), then that
+    /// `questions` is a list that is not empty, then its first invalid
+    /// question: the order the problems were always reported in.
     fn parse(
-        top: &'a serde_json::Map<String, Value>,
+        top: &serde_json::Map<String, Value>,
+        questions: Option<stream::Questions>,
         locate: &Locator,
-    ) -> Result<TopLevel<'a>, Located> {
+    ) -> Result<TopLevel, Located> {
         if let Some((name, line)) = locate.duplicate_top_key() {
             let key = name.to_string();
             return Err((Some(line), SuiteProblem::DuplicateKey { key }));
         }
         let mut prompts = Vec::new();
-        let mut questions_value = None;
         let (mut system_prompt, mut name, mut settings) = (None, None, RunSettings::default());
         for (key, v) in top {
             // Looked up only for a message (see Locator).
             let line = || locate.top_key_line(key);
             match (key.as_str(), v) {
-                ("questions", v) => questions_value = Some(v),
                 (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
                     (system_prompt, name, settings) =
                         parse_settings(fields).map_err(|e| (line(), e.into()))?;
@@ -442,17 +446,22 @@ impl<'a> TopLevel<'a> {
         if prompts.is_empty() {
             return Err((Some(1), SuiteProblem::NoPrompts));
         }
-        let Some(questions_value) = questions_value else {
-            return Err((Some(1), SuiteProblem::NoQuestions));
-        };
         let line = || locate.top_key_line("questions");
-        let Value::Array(questions) = questions_value else {
-            let found = type_name(questions_value);
-            return Err((line(), SuiteProblem::QuestionsNotAList { found }));
+        let questions = match questions {
+            None => return Err((Some(1), SuiteProblem::NoQuestions)),
+            Some(stream::Questions::Other(value)) => {
+                let found = type_name(&value);
+                return Err((line(), SuiteProblem::QuestionsNotAList { found }));
+            }
+            Some(stream::Questions::Parsed { items: 0, .. }) => {
+                return Err((line(), SuiteProblem::QuestionsEmpty));
+            }
+            Some(stream::Questions::Parsed {
+                first_error: Some(problem),
+                ..
+            }) => return Err(problem),
+            Some(stream::Questions::Parsed { questions, .. }) => questions,
         };
-        if questions.is_empty() {
-            return Err((line(), SuiteProblem::QuestionsEmpty));
-        }
         Ok(TopLevel {
             prompts,
             questions,
@@ -461,25 +470,6 @@ impl<'a> TopLevel<'a> {
             settings,
         })
     }
-}
-
-/// Every question, in order, with unique ids.
-fn parse_questions(items: &[Value], locate: &Locator) -> Result<Vec<Question>, Located> {
-    let questions_line = || locate.top_key_line("questions");
-    let mut questions = Vec::with_capacity(items.len());
-    let mut seen = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let index = i + 1;
-        // Lines are looked up only for a message: finding one scans the
-        // text, and doing it for every question made loading quadratic.
-        let line = || locate.question_line(i).or_else(questions_line);
-        let q = parse_question(index, item).map_err(|e| (line(), e.into()))?;
-        if !seen.insert(q.id.clone()) {
-            return Err((line(), SuiteProblem::DuplicateId { index, id: q.id }));
-        }
-        questions.push(q);
-    }
-    Ok(questions)
 }
 
 fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError> {
@@ -1031,6 +1021,49 @@ mod tests {
             "{\"p\": \"{question}\", \"questions\": [\n{\"id\":\"x\",\"question\":\"q\",\"answer\":\"a\"},\n{\"id\":\"x\",\"question\":\"q2\",\"answer\":\"b\"}]}",
         );
         assert!(e.starts_with("suite.json:3:") && e.contains("`x`"), "{e}");
+    }
+
+    #[test]
+    fn questions_read_one_at_a_time_report_what_the_whole_document_did() {
+        // Not a list, whatever it is instead.
+        for (value, found) in [
+            ("\"x\"", "a string"),
+            ("{\"a\": 1}", "an object"),
+            ("3", "a number"),
+            ("null", "null"),
+            ("true", "a boolean"),
+        ] {
+            let e = error_of(&format!(
+                "{{\"p\": \"{{question}}\", \"questions\": {value}}}"
+            ));
+            assert!(e.contains(found), "{value}: {e}");
+        }
+        // A bad template after the questions is reported before a bad
+        // question, as when every key was read before any question.
+        let e = error_of("{\"questions\": [{\"question\": \"q\"}], \"p\": 3}");
+        assert!(e.contains("`p`") && !e.contains("answer"), "{e}");
+        // A duplicate id far from its first use, among many.
+        let mut items: Vec<String> = (0..500)
+            .map(|i| format!("{{\"id\":\"q{i}\",\"question\":\"q\",\"answer\":\"a\"}}"))
+            .collect();
+        items.push("{\"id\":\"q7\",\"question\":\"q\",\"answer\":\"a\"}".into());
+        let text = format!(
+            "{{\"p\": \"{{question}}\", \"questions\": [\n{}]}}",
+            items.join(",\n")
+        );
+        let e = error_of(&text);
+        assert!(
+            e.starts_with("suite.json:502:") && e.contains("`q7`"),
+            "{e}"
+        );
+        items.pop();
+        let text = format!(
+            "{{\"p\": \"{{question}}\", \"questions\": [\n{}]}}",
+            items.join(",\n")
+        );
+        let suite = parse(&text).expect("500 distinct ids");
+        assert_eq!(suite.questions.len(), 500);
+        assert_eq!(suite.questions[499].id, "q499");
     }
 
     #[test]
