@@ -84,25 +84,25 @@ pub fn open(
         } => (replay, explicit, why),
     };
     announce(&replay, &config.model, &why, out);
-    let matched = replay.match_cases(&selected, earlier, suite, config, &config.model);
+    let matched = replay.match_cases(selected, earlier, suite, config, &config.model);
     if !matched.unmatched.is_empty() {
         let missing = matched.unmatched.len();
         let of = selected.len();
         if explicit {
-            let lines = unmatched_lines(&matched.unmatched, &selected, Language::En);
+            let lines = unmatched_lines(&matched.unmatched, selected, Language::En);
             return Err(SetupError::Backend(format!(
                 "replay: {missing} of {of} selected cases have no recording of their exact request (model, options, system prompt, template, question and history):\n{}\nRecord them with a live backend (INSTA_UPDATE=always), select only recorded cases, or use backend = \"auto\" to run just the recorded ones",
                 lines.join("\n")
             )));
         }
         if matched.runnable.is_empty() && earlier.is_empty() {
-            let lines = unmatched_lines(&matched.unmatched, &selected, Language::En);
+            let lines = unmatched_lines(&matched.unmatched, selected, Language::En);
             return Err(SetupError::Backend(format!(
                 "replay: none of the {of} selected cases has a recording of its exact request, so nothing can be evaluated:\n{}\nStart a model server to evaluate them live (`ollama serve`, or scripts/local-llm.sh start and PROMPTEVAL_BACKEND=openai)",
                 lines.join("\n")
             )));
         }
-        let lines = unmatched_lines(&matched.unmatched, &selected, config.language);
+        let lines = unmatched_lines(&matched.unmatched, selected, config.language);
         out.emit(Event::Unmatched {
             missing,
             selected: of,
