@@ -74,12 +74,7 @@ impl JunitWriter {
         open.head.errors += one.errors;
         open.head.disabled += one.disabled;
         let xml = serialized(one)?;
-        let piece = xml
-            .find("<testcase")
-            .zip(xml.rfind("</testsuite>"))
-            .map(|(from, to)| xml[from..to].trim_end())
-            .ok_or_else(|| std::io::Error::other("junit.xml: a test case did not serialize"))?;
-        writeln!(open.cases, "        {piece}")
+        writeln!(open.cases, "        {}", suite_part(&xml, "<testcase")?)
     }
 
     pub fn end_prompt(&mut self) -> std::io::Result<()> {
@@ -90,12 +85,7 @@ impl JunitWriter {
         self.root.failures += head.failures;
         self.root.errors += head.errors;
         let xml = serialized(head)?;
-        let start = xml
-            .find("<testsuite ")
-            .zip(xml.rfind("</testsuite>"))
-            .map(|(from, to)| xml[from..to].trim_end())
-            .ok_or_else(|| std::io::Error::other("junit.xml: a test suite did not serialize"))?;
-        writeln!(self.suites, "    {start}")?;
+        writeln!(self.suites, "    {}", suite_part(&xml, "<testsuite ")?)?;
         std::io::copy(&mut rewound(cases)?, &mut self.suites)?;
         writeln!(self.suites, "    </testsuite>")
     }
@@ -172,6 +162,15 @@ fn serialized(suite: TestSuite) -> std::io::Result<String> {
     report
         .to_string()
         .map_err(|e| std::io::Error::other(format!("junit.xml: {e}")))
+}
+
+/// The part of a one-suite report from `from` up to its `</testsuite>`:
+/// a test case's XML, or a suite's start tag (of a suite without cases).
+fn suite_part<'x>(xml: &'x str, from: &str) -> std::io::Result<&'x str> {
+    xml.find(from)
+        .zip(xml.rfind("</testsuite>"))
+        .map(|(from, to)| xml[from..to].trim_end())
+        .ok_or_else(|| std::io::Error::other(format!("junit.xml: no {from} in {xml}")))
 }
 
 /// The scratch file behind `writer`, flushed and read from its start.
