@@ -92,8 +92,20 @@ impl Staged {
     }
 
     pub(crate) fn finish(self, writer: std::io::BufWriter<File>) -> std::io::Result<()> {
+        self.persist(writer, true)
+    }
+
+    /// [`Staged::finish`] without forcing the bytes to disk, as
+    /// [`write_derived`]: for files the journal can always rebuild.
+    pub(crate) fn finish_derived(self, writer: std::io::BufWriter<File>) -> std::io::Result<()> {
+        self.persist(writer, false)
+    }
+
+    fn persist(self, writer: std::io::BufWriter<File>, sync: bool) -> std::io::Result<()> {
         let file = writer.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         self.tmp.persist(&self.path).map_err(|e| e.error)?;
         Ok(())
     }

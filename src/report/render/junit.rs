@@ -105,7 +105,7 @@ impl JunitWriter {
         out.write_all(b"\n")?;
         std::io::copy(&mut rewound(self.suites)?, &mut out)?;
         out.write_all(&xml.as_bytes()[end..])?;
-        staged.finish(out)
+        staged.finish_derived(out)
     }
 }
 
