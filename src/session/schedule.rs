@@ -244,10 +244,9 @@ impl<W: Work> Scheduler<W> {
             .collect()
     }
 
-    /// Blocks until the case at `position` has a result. `None` when there
+    /// Blocks until the case at position `i` has a result. `None` when there
     /// is no such case, or the run was interrupted before it finished.
-    pub fn wait(&self, position: usize) -> Option<TrialOutcome> {
-        let i = position;
+    pub fn wait(&self, i: usize) -> Option<TrialOutcome> {
         let s = &self.shared;
         if i >= s.cases.len() {
             return None;

@@ -46,18 +46,8 @@
   if (!form || !table) return;
   var rows = Array.prototype.slice.call(table.querySelectorAll("tbody.verdicts tr"));
   var heads = Array.prototype.slice.call(table.querySelectorAll("tbody.prompt-head"));
-  var shown = document.getElementById("shown");
-  // The count in the run's language: the page gives the words.
-  function said(n, m) {
-    return (shown.dataset.words || "{n} of {m} cases shown")
-      .replace("{n}", String(n)).replace("{m}", String(m));
-  }
-  var fields = ["prompt", "status"];
   var total = rows.reduce(function (n, r) { return n + Number(r.dataset.count); }, 0);
-
-  function apply() {
-    var f = {};
-    fields.forEach(function (n) { f[n] = form.elements[n].value.trim(); });
+  filterForm(form, ["prompt", "status"], document.getElementById("shown"), function (f) {
     var count = 0;
     var seen = {};
     rows.forEach(function (r) {
@@ -69,30 +59,6 @@
       if (ok) { count += Number(r.dataset.count); seen[prompt] = true; }
     });
     heads.forEach(function (h) { h.hidden = !seen[h.dataset.prompt]; });
-    shown.textContent = said(count, total);
-    shown.dataset.count = String(count);
-    // The filters live in the address, so a filtered view can be shared.
-    var query = new URLSearchParams();
-    fields.forEach(function (n) { if (f[n]) query.set(n, f[n]); });
-    var q = query.toString();
-    try {
-      history.replaceState(null, "", (q ? "?" + q : location.pathname) + location.hash);
-    } catch (e) { /* some file:// setups refuse; the filter still works */ }
-  }
-
-  function clear() {
-    fields.forEach(function (n) { form.elements[n].value = ""; });
-    apply();
-  }
-
-  var params = new URLSearchParams(location.search);
-  fields.forEach(function (n) {
-    if (params.has(n)) form.elements[n].value = params.get(n);
+    return { count: count, total: total };
   });
-  form.hidden = false;
-  form.addEventListener("input", apply);
-  form.addEventListener("change", apply);
-  form.addEventListener("submit", function (e) { e.preventDefault(); });
-  document.getElementById("clear-filters").addEventListener("click", clear);
-  apply();
 })();

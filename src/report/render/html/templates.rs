@@ -30,9 +30,15 @@ const SOURCES: [(&str, &str); 6] = [
 ];
 
 /// The quick view's script: sorting, and its filters over the case pages.
-pub(super) const QUICK_VIEW_SCRIPT: &str = include_str!("quick_view.js");
+/// Each page allows one inline script (by its hash), so the filter form
+/// both pages use (`filter_form.js`) starts each of them.
+pub(super) const QUICK_VIEW_SCRIPT: &str = concat!(
+    include_str!("filter_form.js"),
+    include_str!("quick_view.js")
+);
 /// A case page's script: its filters, and opening a case from a link.
-pub(super) const CASE_PAGE_SCRIPT: &str = include_str!("case_page.js");
+pub(super) const CASE_PAGE_SCRIPT: &str =
+    concat!(include_str!("filter_form.js"), include_str!("case_page.js"));
 
 /// The pages' templates (constants, so an error is a defect of this crate,
 /// reported as an I/O error of the report rather than a panic).
