@@ -38,7 +38,7 @@ fn sandboxes() -> (Sandbox, Sandbox) {
     // test the shortcut at all.
     let environment = &warm.isolation().environment;
     assert!(
-        environment.contains("the start-up's modules kept out of the shutdown, a shorter way out"),
+        environment.contains("a shorter way out after the atexit functions"),
         "the warm interpreter's shortcut is off here: {environment}"
     );
     (warm, fresh)
@@ -419,6 +419,48 @@ const PROGRAMS: &[(&str, &str)] = &[
     (
         "a cycle freed by the last collection",
         "import os, json\nclass N:\n    def __del__(self, w=os.write):\n        w(1, b'cycle gone\\n')\nn = N()\nn.me = n\njson.keep = n\ndel n\nprint('main')",
+    ),
+    // The shorter way out ends the process after the atexit functions only
+    // when main.py ended the normal way and nothing left could still run.
+    (
+        "an excepthook that exits",
+        "import sys\nsys.excepthook = lambda *a: sys.exit(5)\nraise ValueError('x')",
+    ),
+    (
+        "SystemExit caught, then a normal end",
+        "import sys\ntry:\n    sys.exit(3)\nexcept SystemExit:\n    print('caught')",
+    ),
+    (
+        "a generator suspended at exit",
+        "def g():\n    try:\n        yield 1\n    finally:\n        print('closed')\nit = g()\nnext(it)\nprint('main')",
+    ),
+    (
+        "a coroutine never awaited",
+        "async def f():\n    pass\nc = f()\nprint('main')",
+    ),
+    (
+        "an untracked instance with __del__",
+        "class A:\n    __slots__ = ()\n    def __del__(self):\n        print('A gone')\na = A()\nprint('main')",
+    ),
+    (
+        "a weak reference's callback at shutdown",
+        "import sys, weakref, os\nclass A:\n    pass\na = A()\na.me = a\nsys.keep = weakref.ref(a, lambda r, w=os.write: w(1, b'callback\\n'))\ndel a\nprint('main')",
+    ),
+    (
+        "an audit hook of the program's",
+        "import sys\nsys.addaudithook(lambda e, a: e.startswith('cpython._PySys') and print('audit', e))\nprint('main')",
+    ),
+    (
+        "an exception after sys.exit was caught",
+        "import sys\ntry:\n    sys.exit(2)\nexcept SystemExit:\n    pass\nraise KeyError('k')",
+    ),
+    (
+        "the program's own atexit run",
+        "import atexit\natexit.register(print, 'once')\natexit._run_exitfuncs()\nprint('main')",
+    ),
+    (
+        "the original stdout left unflushed",
+        "import sys, io\nsys.__stdout__.write('original ')\nsys.stdout = io.StringIO()\nprint('hidden')",
     ),
 ];
 

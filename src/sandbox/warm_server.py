@@ -36,8 +36,22 @@ _CONSTANTS = (
 # The socket the harness put on this descriptor before exec (warm.rs
 # SERVER_FD): needed to read anything else, so the one number agreed on.
 _SERVER_FD = 3
-# PyDictObject: the object header, ma_used, then ma_version_tag.
-_DICT_VERSION_OFFSET = 24
+# Py_TPFLAGS_HAVE_GC, part of the stable ABI: the collector tracks the
+# type's instances.
+_TPFLAGS_HAVE_GC = 1 << 14
+
+# Weak reference callbacks of the standard library's own containers: they
+# only take a dead entry out of their container, so the shutdown running
+# them shows nothing.
+_HARMLESS_CALLBACKS = {
+    ("_weakrefset", "WeakSet.__init__.<locals>._remove"),
+    ("weakref", "WeakValueDictionary.__init__.<locals>.remove"),
+    ("weakref", "WeakKeyDictionary.__init__.<locals>.remove"),
+}
+
+
+def _harmless_callback(callback):
+    return (getattr(callback, "__module__", None), getattr(callback, "__qualname__", None)) in _HARMLESS_CALLBACKS
 
 
 def _take_constants(config):
@@ -79,49 +93,56 @@ def _function_range(ctypes, libc, name):
     return (start, start + size) if start and size else None
 
 
-class _Shutdown:
+class _WayOut:
     """A shorter way out of the program's process, as exact as the long one.
 
     A fresh interpreter ends by wiping every module and freeing every
     object. In a fork of this server that work writes to nearly every page
-    inherited from it, so the kernel copies them one fault at a time:
-    measured, 1,300 page faults and two thirds of a case's CPU time for
-    print(1). Two hooks cut it short; each acts only at the interpreter's
-    own shutdown (sys.is_finalizing()). The early one keeps the start-up's
-    unchanged modules out of the wipe on every way out (what that hides
-    from a program is the same whatever the exit status: sandbox.md); the
-    late one acts only when nothing is in doubt, else the interpreter
-    finishes as it always would:
+    inherited from it, so the kernel copies them one fault at a time
+    (measured on 3.12: 0.85 ms of a 2.7 ms case after the atexit
+    functions). The interpreter runs main.py itself, so the program's
+    frames, tracebacks, exit code and `sys.exit()` are its own; this ends
+    the process where the rest of the shutdown can no longer be seen.
 
-    - early, when the shutdown sets sys.__interactivehook__ to None (after
-      the threads, atexit, the flush, the collection, and sys.path and
-      sys.meta_path set to None): the modules of the start-up that the
-      program did not assign to leave sys.modules, held for good. The
-      program's own modules (and __main__) are then wiped by the interpreter itself,
-      in its order, with their __del__ and weakref callbacks; what the
-      start-up's modules hold is never wiped, as the process ends anyway.
-    - late, when the shutdown wipes sys, the last module, and frees the
-      original sys.__stdout__ (it flushes as it goes): if the interpreter is
-      ending by the normal way (it returned from running main.py; not
-      sys.exit(), whose code only it knows), the process wipes the rest of
-      sys and collects as the interpreter would, flushes, and exits with
-      the status the interpreter would return: 1 after an uncaught
-      exception, else 0. The rest of the shutdown frees memory and writes
-      nothing.
+    The last atexit function (registered before main.py, so it runs after
+    every function the program registered, once the interpreter has
+    joined the program's threads) exits with the status the interpreter
+    would return, 1 after an uncaught exception, else 0, after the flush
+    the interpreter would make (sys.stdout and sys.stderr, then the
+    original streams the wipe of sys would flush, then C stdio), when all
+    of these hold; otherwise it returns and the interpreter shuts down as
+    it always does:
 
-    Doubt (the interpreter takes its own way out): an interrupt, an error
-    reported while shutting down (a failed flush makes the status 120),
-    PYTHONINSPECT, __main__ still holding __file__ (sys.exit() skips its
-    removal), or a C stack that shows Py_Exit (sys.exit()'s way into the
-    shutdown, whose status only the interpreter knows) or lacks Py_RunMain.
-
-    Each part works where its CPython internals are as expected and is off
-    otherwise, the interpreter then taking its own way for that part only
-    (the ready report says which are on; the harness records and logs it).
+    - main.py ended the normal way: it returned (on 3.12 and later,
+      sys.monitoring's PY_RETURN event on main.py's code object, the one
+      the interpreter reports with the `exec` audit event), or an exception
+      left it and the interpreter reported it with its own excepthook (not
+      an interrupt, which ends by its signal; a program's hook may call
+      sys.exit()). Never `sys.exit()`, whose status only the interpreter
+      knows. On 3.11, which has no sys.monitoring, the C stack says it: a
+      return address in Py_RunMain, none in Py_Exit (`sys.exit()`'s way
+      into the shutdown), read by backtrace() (glibc);
+    - no PYTHONINSPECT;
+    - nothing the program made could still run code or write while the
+      modules are wiped: no object with a finalizer alive (a `__del__`, an
+      open file, a suspended generator, a coroutine), no weak reference
+      with a callback of the program's, no audit hook of the program's
+      (the shutdown reports events to it), gc debugging off and gc.garbage
+      empty. The start-up's objects are frozen at the hand-over, so
+      gc.get_objects() lists exactly what the program made (and what it
+      left unreachable);
+    - every flush succeeds (a failed one makes the status 120, and the
+      interpreter reports it: the interpreter then redoes it).
     """
 
+    # A tool id no standard tool claims (0 debugger, 1 coverage, 2
+    # profiler, 5 optimizer), held only while main.py runs.
+    _TOOL = 4
+
     def __init__(self, ctypes, libc):
+        import _io
         import _weakref
+        import atexit
         import gc
         import os
 
@@ -129,80 +150,46 @@ class _Shutdown:
         libc._exit.argtypes = [ctypes.c_int]
         self._fflush = libc.fflush
         self._exit = libc._exit
-        self._hold = ctypes.pythonapi.Py_IncRef
-        self._hold.argtypes = [ctypes.py_object]
-        self._normal_way_out = self._way_out_reader(ctypes, libc)
-        self._finalizing = sys.is_finalizing
+        self._monitoring = getattr(sys, "monitoring", None)
+        self._stack_says_normal = None if self._monitoring else self._way_out_reader(ctypes, libc)
         self._getframe = sys._getframe
-        self._modules = sys.modules
-        self._sysdict = sys.__dict__
-        self._collect = gc.collect
+        self._sys = sys
+        self._gc = gc
         self._environ = os.environ
-        # The start-up's modules, each with its dict's version: one the
-        # program assigned to (`random.keep = A()`) is wiped as usual.
-        self._tag = lambda d: ctypes.c_uint64.from_address(id(d) + _DICT_VERSION_OFFSET).value
-        self._startup = {}
-        self.stash_works = self._versions_work()
-        if self.stash_works:
-            for name in _FRESH_MODULES:
-                module = sys.modules.get(name)
-                if name != "__main__" and module is not None:
-                    # A reader made once here: made per case, at shutdown,
-                    # the hundred ctypes objects cost 0.04 ms a case.
-                    reader = ctypes.c_uint64.from_address(id(module.__dict__) + _DICT_VERSION_OFFSET)
-                    self._startup[name] = (module, reader, reader.value)
-        self._stash = []
-        self._hold(self._stash)
-        self._main_id = None
+        self._register = atexit.register
+        self._io_module = _io.__name__
+        self._reference = _weakref.ReferenceType
+        self._proxies = (_weakref.ProxyType, _weakref.CallableProxyType)
+        self._main_code = None
+        self._returned = False
         self._uncaught = False
         self._doubt = True
-        self._status = None
-        # site's readline hook: only sys refers to it, and the shutdown
-        # sets sys.__interactivehook__ to None after sys.path and
-        # sys.meta_path, just before it takes the modules out of
-        # sys.modules. The original sys.__stdout__ goes when the shutdown
-        # wipes sys, after every other module.
-        hook = getattr(sys, "__interactivehook__", None)
-        site = sys.modules.get("site")
-        if hook is not None and getattr(site, "register_readline", None) is hook:
-            # CPython 3.13 on: site keeps its own reference, so the hook would
-            # outlive sys's. A copy, held by sys only, is freed on time (a
-            # program sees `sys.__interactivehook__ is site.register_readline`
-            # false: the one difference, documented in sandbox.md).
-            copy = type(hook)(hook.__code__, hook.__globals__, hook.__name__, hook.__defaults__, hook.__closure__)
-            copy.__qualname__ = hook.__qualname__
-            copy.__kwdefaults__ = hook.__kwdefaults__
-            copy.__doc__ = hook.__doc__
-            copy.__dict__.update(hook.__dict__)
-            sys.__interactivehook__ = hook = copy
-        self._early = _weakref.ref(hook, self._on_early) if hook is not None else None
-        self._stdout = _weakref.ref(sys.__stdout__, self._on_late)
-        self._stderr = _weakref.ref(sys.__stderr__)
         sys.addaudithook(self._on_audit)
 
-    def _versions_work(self):
-        """Whether the word at _DICT_VERSION_OFFSET is a dict's version
-        (CPython 3.6 to 3.13): new on every change, insertion or
-        overwrite, and only then (a keys pointer there would change on the
-        first insertion but not on an overwrite)."""
-        d = {}
-        first = self._tag(d)
-        same = self._tag(d)
-        d["x"] = 1
-        inserted = self._tag(d)
-        d["x"] = 2
-        overwritten = self._tag(d)
-        return first == same and first < inserted < overwritten
+    @property
+    def proof(self):
+        """How main.py's normal end is known here, or None (then every
+        program takes the interpreter's own way out)."""
+        if self._monitoring is not None:
+            return "sys.monitoring"
+        return "backtrace" if self._stack_says_normal is not None else None
+
+    def arm(self):
+        """In the program's process, before main.py."""
+        self._main_code = None
+        self._returned = False
+        self._uncaught = False
+        self._doubt = self.proof is None
+        if not self._doubt:
+            self._register(self._at_exit)
 
     @staticmethod
     def _way_out_reader(ctypes, libc):
-        """A function telling whether the C stack shows the normal way into
-        the shutdown: a return address in Py_RunMain and none in Py_Exit
-        (sys.exit()'s way, whose status only the interpreter knows). The
-        two functions' address ranges are read once, here, from their ELF
-        symbols (by name: Py_FinalizeEx itself is inlined on 3.13). None
-        where backtrace() or the symbols cannot be read (musl, 32 bits):
-        the late hook is then off."""
+        """On 3.11: a function telling whether the C stack shows the normal
+        way into the shutdown: a return address in Py_RunMain and none in
+        Py_Exit. The two functions' address ranges are read once, here,
+        from their ELF symbols. None where backtrace() or the symbols
+        cannot be read (musl, 32 bits)."""
         try:
             backtrace = libc.backtrace
         except AttributeError:
@@ -230,93 +217,116 @@ class _Shutdown:
         normal()
         return normal
 
-    @property
-    def late_works(self):
-        return self._normal_way_out is not None
-
-    @property
-    def early_works(self):
-        return self._early is not None
-
-    def arm(self):
-        """In the program's process: nothing seen yet."""
-        self._uncaught = False
-        self._doubt = self._early is None
-        self._status = None
-
-    def watch_main(self, main):
-        # Its id, not a reference: __main__ must stay free to go (the
-        # collection at shutdown frees what the program left in it).
-        self._main_id = id(main)
+    def _from_the_interpreter(self):
+        """Whether the code that raised the audit event (or called the
+        function) is the interpreter's own, with no Python frame below."""
+        try:
+            self._getframe(2)
+        except ValueError:
+            return True
+        return False
 
     def _on_audit(self, event, args):
-        if event == "sys.excepthook":
-            # The interpreter reports an exception that left main.py from
-            # no Python frame; anything else is a program's own doing.
-            try:
-                self._getframe(1)
-            except ValueError:
-                self._uncaught = True
-                if not issubclass(args[1], Exception):
-                    self._doubt = True  # an interrupt ends by its signal
-            else:
+        if event == "exec":
+            if self._main_code is None and self._monitoring is not None and self._from_the_interpreter():
+                self._watch_main(args[0])
+        elif event == "sys.excepthook":
+            # The interpreter reports an exception that left main.py with
+            # its own hook; anything else is a program's own doing.
+            if not self._from_the_interpreter():
                 self._doubt = True
-        elif event == "sys.unraisablehook" and self._finalizing():
-            self._doubt = True  # a failed flush makes the status 120
+            elif args[0] is not self._sys.__excepthook__ or not issubclass(args[1], Exception):
+                self._doubt = True  # a program's hook, or an interrupt
+            else:
+                self._uncaught = True
+        elif event == "sys.addaudithook":
+            self._doubt = True  # the shutdown's events are the program's to see
 
-    def _on_early(self, _):
-        if not self._finalizing():
-            self._doubt = True  # the program let the hook go
-            return
-        modules = self._modules
-        main = modules.get("__main__")
-        if (
-            not self._doubt
-            and main is not None
-            and id(main) == self._main_id
-            and "__file__" not in main.__dict__
-            and "__cached__" not in main.__dict__
-            and not self._environ.get("PYTHONINSPECT")
-            and self._called_by_run_main()
-        ):
-            self._status = 1 if self._uncaught else 0
-        stash = self._stash
-        for name, (module, reader, version) in self._startup.items():
-            if modules.get(name) is module and reader.value == version:
-                stash.append(module)
-                del modules[name]
+    def _watch_main(self, code):
+        monitoring = self._monitoring
+        self._main_code = code
+        try:
+            monitoring.use_tool_id(self._TOOL, "prompteval")
+            monitoring.register_callback(self._TOOL, monitoring.events.PY_RETURN, self._on_return)
+            monitoring.set_local_events(self._TOOL, code, monitoring.events.PY_RETURN)
+        except Exception:
+            self._doubt = True
 
-    def _called_by_run_main(self):
-        """Whether the shutdown was entered from Py_RunMain's normal end
-        rather than by Py_Exit (sys.exit(), whose status only the
-        interpreter knows)."""
-        return self._normal_way_out is not None and self._normal_way_out()
+    def _on_return(self, code, offset, value):
+        if code is self._main_code:
+            self._returned = True
+            self._monitoring.free_tool_id(self._TOOL)
 
-    def _on_late(self, _):
-        status = self._status
-        if status is None or self._doubt or not self._finalizing():
+    def _ended_normally(self):
+        if self._monitoring is not None:
+            return self._returned or self._uncaught
+        return self._stack_says_normal()
+
+    def _at_exit(self):
+        try:
+            self._getframe(1)
+        except ValueError:
+            pass  # called by the interpreter's shutdown
+        else:
+            return  # by the program (atexit._run_exitfuncs())
+        if self._doubt or self._environ.get("PYTHONINSPECT") or not self._ended_normally():
             return
-        # What the interpreter would still do that a program could see: wipe
-        # the rest of sys (values the program put there, after __stdout__
-        # in the dict's order, go now, as they would), then collect what
-        # the wiping left unreachable (their __del__ run, as they would).
-        sysdict = self._sysdict
-        for key, value in list(sysdict.items()):
-            if value is not None and key != "__builtins__":
-                sysdict[key] = None
-        self._collect()
-        if self._doubt:
+        if self._left_to_finalize():
             return
-        # stdout has flushed as it went; stderr (which threading's main
-        # thread still holds) would flush when it goes.
-        err = self._stderr()
-        if err is not None:
+        flushed = []
+        for name in ("stdout", "stderr", "__stdout__", "__stderr__"):
+            stream = getattr(self._sys, name, None)
+            if stream is None or any(stream is f for f in flushed):
+                continue
+            flushed.append(stream)
             try:
-                err.flush()
+                if stream.closed:
+                    continue
+                stream.flush()
             except BaseException:
                 return
         self._fflush(None)  # what the C library's exit() would write
-        self._exit(status)
+        self._exit(1 if self._uncaught else 0)
+
+    def _left_to_finalize(self):
+        """Whether the rest of the shutdown could run code of the program's
+        or write: see the class."""
+        gc = self._gc
+        if gc.garbage or gc.get_debug():
+            return True
+        try:
+            return self._finalizer_among(gc.get_objects())
+        except BaseException:
+            return True  # in doubt (a MemoryError, an attribute that raises)
+
+    def _finalizer_among(self, made):
+        quiet = set()
+        for o in made:
+            kind = type(o)
+            if kind in quiet:
+                continue
+            if kind in self._proxies:
+                return True  # its callback cannot be read
+            if issubclass(kind, self._reference):
+                callback = o.__callback__
+                if callback is not None and o() is not None and not _harmless_callback(callback):
+                    return True
+                continue
+            if issubclass(kind, type):
+                # A class whose instances the collector does not track (no
+                # __dict__, no GC): such an instance is found by its class.
+                if not o.__flags__ & _TPFLAGS_HAVE_GC and getattr(o, "__del__", None) is not None:
+                    return True
+                continue
+            if getattr(kind, "__del__", None) is None:
+                quiet.add(kind)
+                continue
+            if kind.__module__ == self._io_module and o.closed is True:
+                continue  # a closed file: its finalizer does nothing
+            if hasattr(o, "gi_suspended") and not o.gi_suspended and not o.gi_running:
+                continue  # a generator finished or never started: closing runs nothing
+            return True
+        return False
 
 
 def _watch_slot(pid_one, os, _signal):
@@ -543,7 +553,7 @@ def _serve():
             data = (ctypes.c_uint32 * 6)()
             check(_HAND_OVER, libc.capset(header, data))
 
-    shutdown = _Shutdown(ctypes, libc)
+    way_out = _WayOut(ctypes, libc)
     global _OWN_SITE
     own_site = _OWN_SITE = _installation_sitecustomize(here)
     expected_modules = _leave_no_trace(here, own_site)
@@ -553,7 +563,7 @@ def _serve():
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
     # The value: which fast paths work on this interpreter (bits 8-11,
     # zygote.rs WarmPaths), which the harness records and logs.
-    paths = (shutdown.stash_works << 8) | (shutdown.early_works << 9) | (shutdown.late_works << 10)
+    paths = (way_out.proof == "sys.monitoring") << 8 | (way_out.proof == "backtrace") << 9
     paths |= (last_pid >= 0) << 11
     report(_SERVER_FD, _READY, paths)
     # No child is left between cases (end_case reaps them all), so nothing
@@ -596,7 +606,7 @@ def _serve():
                 if proof >= 0:
                     os.dup2(proof, 0)  # as the fresh paths get it: on stdin
                 os.closerange(3, 1 << 30)
-                return shutdown, arm_proof, expected_modules, gc.freeze
+                return way_out, arm_proof, expected_modules, gc.freeze
             except _SetupError as e:
                 report(pipe, _REPORT_FAILED, (e.stage << 16) | ((e.errno or 5) & 0xFFFF))
             except BaseException as e:
@@ -677,14 +687,15 @@ def _leave_no_trace(here, own_site):
         if entry not in _FRESH_IMPORTERS and entry in cache:
             cache[entry] = cache.pop(entry)
     os.environ.pop("PYTHONPATH", None)
+    os.environ.pop("LD_BIND_NOW", None)
     return len(sys.modules)
 
 
-def _hand_over(shutdown, arm_proof, expected_modules, freeze):
+def _hand_over(way_out, arm_proof, expected_modules, freeze):
     """Leaves the interpreter as a fresh start has it at this point (the
     server did the rest once: _leave_no_trace). Imports nothing: what the
     server imported is out of sys.modules, and would be imported anew."""
-    shutdown.arm()
+    way_out.arm()
     # A tests case's proof (tests_proof.py), armed from stdin as the fresh
     # paths' sitecustomize arms it, with the modules the server imported.
     arm_proof()
@@ -706,7 +717,6 @@ def _hand_over(shutdown, arm_proof, expected_modules, freeze):
     main = type(sys)("__main__")
     main.__dict__.update(sys.modules["__main__"].__dict__)
     sys.modules["__main__"] = main
-    shutdown.watch_main(main)
 
 
 # A fresh start imports the installation's own sitecustomize here, if any;

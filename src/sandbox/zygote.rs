@@ -95,46 +95,59 @@ pub(super) struct Zygote {
 }
 
 /// The warm interpreter's fast paths, as it reported them when ready: each
-/// works where its CPython internals are as expected, and one that does not
-/// is off alone (the case then takes the interpreter's own way for it).
+/// works where what it needs is there, and one that does not is off alone
+/// (the case then takes the interpreter's own way for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct WarmPaths {
     /// Each program pinned to pid 2 of the slot's pid namespace, as the
     /// fresh paths have it (`ns_last_pid` writable).
     pub pinned: bool,
-    /// The start-up's modules kept out of the program's shutdown (dict
-    /// versions readable).
-    pub stash: bool,
-    /// The early shutdown hook can be armed (site's readline hook).
-    pub early: bool,
-    /// The late way out (the C stack readable: backtrace and dladdr).
-    pub late: bool,
+    /// How the shorter way out after the program's atexit functions knows
+    /// that main.py ended the normal way; None: it is off.
+    pub way_out: Option<WayOutProof>,
+}
+
+/// What tells the warm interpreter that main.py returned (or raised) rather
+/// than called `sys.exit()`, whose status only the interpreter knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WayOutProof {
+    /// sys.monitoring's PY_RETURN event on main.py's code (3.12 and later).
+    Monitoring,
+    /// The C stack, read by backtrace() (3.11 with glibc).
+    Backtrace,
 }
 
 impl WarmPaths {
     fn from_ready(value: i32) -> WarmPaths {
         WarmPaths {
-            stash: value & 0x100 != 0,
-            early: value & 0x200 != 0,
-            late: value & 0x400 != 0,
+            way_out: if value & 0x100 != 0 {
+                Some(WayOutProof::Monitoring)
+            } else if value & 0x200 != 0 {
+                Some(WayOutProof::Backtrace)
+            } else {
+                None
+            },
             pinned: value & 0x800 != 0,
         }
     }
 
-    /// `one fork per case ...; shutdown: start-up modules kept, shorter way out`.
+    /// `one fork per case ...; a shorter way out after the atexit functions`.
     pub fn describe(self) -> String {
         let start = if self.pinned {
             "one fork per case, of the slot's pid 1, the program as pid 2"
         } else {
             "one fork per case, of the slot's pid 1 (program pids not pinned to 2)"
         };
-        let out = match (self.stash && self.early, self.late && self.early) {
-            (true, true) => "the start-up's modules kept out of the shutdown, a shorter way out",
-            (true, false) => {
-                "the start-up's modules kept out of the shutdown, the interpreter's own way out"
+        let out = match self.way_out {
+            Some(WayOutProof::Monitoring) => {
+                "a shorter way out after the atexit functions when nothing is left to finalize \
+                 (main.py's end seen by sys.monitoring)"
             }
-            (false, true) => "the interpreter's own module wipe, a shorter way out",
-            (false, false) => "the interpreter's own shutdown",
+            Some(WayOutProof::Backtrace) => {
+                "a shorter way out after the atexit functions when nothing is left to finalize \
+                 (main.py's end read from the C stack)"
+            }
+            None => "the interpreter's own shutdown",
         };
         format!("{start}; {out}")
     }
@@ -148,14 +161,12 @@ impl WarmPaths {
                  CONFIG_CHECKPOINT_RESTORE?): programs see pids other than 2",
             );
         }
-        if !self.early {
-            why.push("no readline hook to time the shutdown by (python -S?)");
-        }
-        if !self.stash {
-            why.push("dict versions are not readable on this interpreter (3.14+ or free-threaded)");
-        }
-        if !self.late {
-            why.push("the C stack is not readable (no backtrace()/dladdr(): musl?)");
+        if self.way_out.is_none() {
+            why.push(
+                "no sys.monitoring (before 3.12) and the C stack is not readable (no \
+                 backtrace()/dladdr(): musl?): every program takes the interpreter's own \
+                 shutdown",
+            );
         }
         (!why.is_empty()).then(|| why.join("; "))
     }
@@ -745,11 +756,11 @@ impl ServerKit {
         };
         let warm = match (spec.warm, warm_log) {
             (Some(dir), Some(log)) => Some(WarmExec {
-                exec: Exec::new(
-                    spec.python,
-                    spec.args,
-                    &super::with_pythonpath((spec.env)(case), dir),
-                )?,
+                exec: Exec::new(spec.python, spec.args, &{
+                    let mut env = super::with_pythonpath((spec.env)(case), dir);
+                    env.push(("LD_BIND_NOW", "1".into()));
+                    env
+                })?,
                 log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
             }),
             _ => None,
