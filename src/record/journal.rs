@@ -1,9 +1,10 @@
 //! Append-only JSON-lines journal of finished cases: one line per case,
 //! written as soon as the case ends, so a killed run keeps every finished
 //! case and `PROMPTEVAL_RESUME` can skip them. A background thread syncs the
-//! file to disk after each append (several appends share one sync), so a
-//! machine that loses power loses at most the last milliseconds' cases,
-//! which a resume asks again.
+//! file to disk after appends, at most every 50 ms (the appends of that
+//! time share one sync), so a machine that loses power loses at most the
+//! last 50 ms' cases, which a resume asks again. A killed process loses
+//! nothing: what it appended is in the kernel's page cache.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -43,12 +44,20 @@ struct SyncState {
     failed: Option<std::io::Error>,
 }
 
+/// The shortest time between two syncs while cases are being appended:
+/// what a machine that loses power can lose at most. Syncing after every
+/// append made one ext4 journal commit per case (995 for 1,000 cached
+/// cases, 1.5 s): the disk busy throughout and the report's file
+/// creations waiting on the commits (0.07 s on a quiet disk, up to 0.6 s).
+const GROUP_COMMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 impl Durability {
-    /// Syncs whenever something was appended since the last sync, until
-    /// the journal closes (then once more, if needed).
+    /// Syncs what was appended since the last sync, at most once per
+    /// [`GROUP_COMMIT`], until the journal closes (then at once, if needed).
     fn run(&self, file: File) {
         let lock = || self.state.lock().unwrap_or_else(|p| p.into_inner());
         let mut state = lock();
+        let mut last_sync: Option<std::time::Instant> = None;
         loop {
             while state.appended == state.synced && !state.closing {
                 state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
@@ -56,6 +65,15 @@ impl Durability {
             if state.appended == state.synced {
                 return;
             }
+            if let Some(remaining) = last_sync.and_then(|at| GROUP_COMMIT.checked_sub(at.elapsed()))
+            {
+                state = self
+                    .wake
+                    .wait_timeout_while(state, remaining, |s| !s.closing)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+            last_sync = Some(std::time::Instant::now());
             let target = state.appended;
             drop(state);
             let result = file.sync_data();
