@@ -147,7 +147,7 @@ import sys, os, gc, atexit, signal, resource, threading
 print(sys.argv, sys.path, __file__, __name__, __spec__, __package__, __cached__, type(__loader__).__name__)
 print(sorted(globals()))
 print(list(sys.modules))
-print(sorted(sys.path_importer_cache))
+print(list(sys.path_importer_cache))
 print(list(os.environ.items()))
 print(sys.flags, sys.orig_argv[1:], sys.executable)
 for f in (sys.stdin, sys.stdout, sys.stderr):

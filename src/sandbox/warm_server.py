@@ -686,6 +686,14 @@ def _leave_no_trace(here, own_site):
     for entry in searched:
         if entry not in _FRESH_IMPORTERS and entry in cache:
             cache[entry] = cache.pop(entry)
+    if not own_site:
+        # The interpreter then asks the path hooks whether main.py is an
+        # importer (a zip, a folder) and caches None for it: the same key
+        # (the slot's case folder, this process's working directory, is
+        # every case's) cached here spares each case the zipimport code and
+        # its two exceptions. After a sitecustomize of the installation's,
+        # which could add entries before it, the interpreter makes it.
+        cache[os.path.join(os.getcwd(), "main.py")] = None
     os.environ.pop("PYTHONPATH", None)
     os.environ.pop("LD_BIND_NOW", None)
     return len(sys.modules)
