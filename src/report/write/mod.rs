@@ -207,6 +207,14 @@ fn write_files(
 /// the quick view's pages of cases and junit.xml (the `.py` files go
 /// through a thread); quick_view.html is written last, from the pages'
 /// index.
+/// What the case pages' thread is given, in report order.
+enum PageWork {
+    /// The group at this index of the report's groups begins.
+    Start(usize),
+    Case(Box<CaseRecord>),
+    End,
+}
+
 struct PerCaseFiles {
     detailed: files::DetailedWriter,
     cases: files::CasesCsv,
@@ -241,11 +249,12 @@ impl PerCaseFiles {
         })
     }
 
-    /// Streams every group's records into the files, and each case's `.py`
-    /// file to a second thread: creating a thousand files is most of a
-    /// report's time (inode allocation), and the run's other cores are idle
-    /// by now. The channel is bounded, so at most a few records are held
-    /// at once. Returns the `.py` files written.
+    /// Streams every group's records into the files; the case pages (half
+    /// of a report's time: each case's code highlighted and rendered) and
+    /// each case's `.py` file go to threads of their own: creating a
+    /// thousand files is mostly inode allocation, and the run's other cores
+    /// are idle by now. The channels are bounded, so at most a few records
+    /// are held at once. Returns the `.py` files written.
     fn stream(
         &mut self,
         run_dir: &Path,
@@ -255,6 +264,14 @@ impl PerCaseFiles {
         summary: &Summary,
     ) -> std::io::Result<usize> {
         let (to_writer, cases_to_write) = std::sync::mpsc::sync_channel::<(PathBuf, String)>(64);
+        let (to_pages, pages_to_render) = std::sync::mpsc::sync_channel::<PageWork>(64);
+        let PerCaseFiles {
+            detailed,
+            cases,
+            pages,
+            junit,
+            ..
+        } = self;
         std::thread::scope(|scope| -> std::io::Result<usize> {
             let writer = scope.spawn(move || -> std::io::Result<usize> {
                 let mut written = 0;
@@ -264,36 +281,51 @@ impl PerCaseFiles {
                 }
                 Ok(written)
             });
+            let renderer = scope.spawn(move || -> std::io::Result<()> {
+                for work in pages_to_render {
+                    match work {
+                        PageWork::Start(group) => pages.start_prompt(&groups[group], summary)?,
+                        PageWork::Case(record) => pages.case(&record)?,
+                        PageWork::End => pages.end_prompt()?,
+                    }
+                }
+                Ok(())
+            });
             let labels = Labels::of(info.language);
+            // A closed channel means its thread failed: its error is the
+            // one reported below.
             let mut main = || -> std::io::Result<()> {
-                for group in groups {
-                    self.detailed.start_prompt(group)?;
-                    self.junit.start_prompt(group.name)?;
-                    self.pages.start_prompt(group, summary)?;
+                for (at, group) in groups.iter().enumerate() {
+                    detailed.start_prompt(group)?;
+                    junit.start_prompt(group.name)?;
+                    let _ = to_pages.send(PageWork::Start(at));
                     let dir = run_dir.join(&group.dir);
                     std::fs::create_dir_all(&dir)?;
                     records.each(group, |r| {
-                        self.detailed.case(r)?;
-                        self.cases.case(r)?;
-                        self.junit.case(r)?;
-                        self.pages.case(r)?;
-                        // A closed channel means the writer failed: its
-                        // error is the one reported below.
+                        detailed.case(r)?;
+                        cases.case(r)?;
+                        junit.case(r)?;
+                        let _ = to_pages.send(PageWork::Case(Box::new(r.clone())));
                         let _ = to_writer.send(python::case_file(&dir, r, labels));
                         Ok(())
                     })?;
-                    self.detailed.end_prompt()?;
-                    self.junit.end_prompt()?;
-                    self.pages.end_prompt()?;
+                    detailed.end_prompt()?;
+                    junit.end_prompt()?;
+                    let _ = to_pages.send(PageWork::End);
                 }
                 Ok(())
             };
             let streamed = main();
             drop(to_writer);
+            drop(to_pages);
             let files = writer
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
+            let rendered = renderer.join().unwrap_or_else(|_| {
+                Err(std::io::Error::other("the case pages' renderer panicked"))
+            });
             streamed?;
+            rendered?;
             files
         })
     }
