@@ -24,9 +24,10 @@
 //! The server never runs case code, so every case starts from the same
 //! state, and nothing a case does reaches the next: each is a fork, and
 //! when it ends the server, as pid 1, kills and reaps every other process
-//! of the namespace. At the program's shutdown the server's hooks
-//! shorten the interpreter's teardown where that cannot be seen
-//! (warm_server.py, `_Shutdown`).
+//! of the namespace. After the program's atexit functions, the server's
+//! way out ends the process before the interpreter's teardown when main.py
+//! ended the normal way and nothing the program made could still run
+//! (warm_server.py, `_WayOut`).
 
 use std::io;
 use std::path::{Path, PathBuf};
