@@ -140,16 +140,14 @@ class _WayOut:
     _TOOL = 4
 
     def __init__(self, ctypes, libc):
-        import _io
         import _weakref
         import atexit
         import gc
         import os
 
         libc.fflush.argtypes = [ctypes.c_void_p]
-        libc._exit.argtypes = [ctypes.c_int]
         self._fflush = libc.fflush
-        self._exit = libc._exit
+        self._exit = os._exit
         self._monitoring = getattr(sys, "monitoring", None)
         self._stack_says_normal = None if self._monitoring else self._way_out_reader(ctypes, libc)
         self._getframe = sys._getframe
@@ -157,7 +155,6 @@ class _WayOut:
         self._gc = gc
         self._environ = os.environ
         self._register = atexit.register
-        self._io_module = _io.__name__
         self._reference = _weakref.ReferenceType
         self._proxies = (_weakref.ProxyType, _weakref.CallableProxyType)
         self._main_code = None
@@ -263,12 +260,8 @@ class _WayOut:
         return self._stack_says_normal()
 
     def _at_exit(self):
-        try:
-            self._getframe(1)
-        except ValueError:
-            pass  # called by the interpreter's shutdown
-        else:
-            return  # by the program (atexit._run_exitfuncs())
+        if not self._from_the_interpreter():
+            return  # called by the program (atexit._run_exitfuncs())
         if self._doubt or self._environ.get("PYTHONINSPECT") or not self._ended_normally():
             return
         if self._left_to_finalize():
@@ -321,7 +314,7 @@ class _WayOut:
             if getattr(kind, "__del__", None) is None:
                 quiet.add(kind)
                 continue
-            if kind.__module__ == self._io_module and o.closed is True:
+            if kind.__module__ == "_io" and o.closed is True:
                 continue  # a closed file: its finalizer does nothing
             if hasattr(o, "gi_suspended") and not o.gi_suspended and not o.gi_running:
                 continue  # a generator finished or never started: closing runs nothing

@@ -138,18 +138,17 @@ impl WarmPaths {
         } else {
             "one fork per case, of the slot's pid 1 (program pids not pinned to 2)"
         };
-        let out = match self.way_out {
-            Some(WayOutProof::Monitoring) => {
-                "a shorter way out after the atexit functions when nothing is left to finalize \
-                 (main.py's end seen by sys.monitoring)"
-            }
-            Some(WayOutProof::Backtrace) => {
-                "a shorter way out after the atexit functions when nothing is left to finalize \
-                 (main.py's end read from the C stack)"
-            }
-            None => "the interpreter's own shutdown",
-        };
-        format!("{start}; {out}")
+        match self.way_out {
+            Some(proof) => format!(
+                "{start}; a shorter way out after the atexit functions when nothing is left to \
+                 finalize (main.py's end {})",
+                match proof {
+                    WayOutProof::Monitoring => "seen by sys.monitoring",
+                    WayOutProof::Backtrace => "read from the C stack",
+                }
+            ),
+            None => format!("{start}; the interpreter's own shutdown"),
+        }
     }
 
     /// Why a fast path is off here, for the log (None: all on).
@@ -756,11 +755,11 @@ impl ServerKit {
         };
         let warm = match (spec.warm, warm_log) {
             (Some(dir), Some(log)) => Some(WarmExec {
-                exec: Exec::new(spec.python, spec.args, &{
-                    let mut env = super::with_pythonpath((spec.env)(case), dir);
-                    env.push(("LD_BIND_NOW", "1".into()));
-                    env
-                })?,
+                exec: Exec::new(
+                    spec.python,
+                    spec.args,
+                    &super::warm_env((spec.env)(case), dir),
+                )?,
                 log: log.try_clone().map_err(ZygoteError::WarmLog)?.into(),
             }),
             _ => None,

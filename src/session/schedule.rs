@@ -368,6 +368,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Waits on `changed` for at most 200 ms (a waiter re-checks whether the
+/// run is stopping at least that often), a poisoned lock taken as is.
+fn wait_a_while<'a, T>(
+    changed: &Condvar,
+    guard: std::sync::MutexGuard<'a, T>,
+) -> std::sync::MutexGuard<'a, T> {
+    changed
+        .wait_timeout(guard, Duration::from_millis(200))
+        .map(|(g, _)| g)
+        .unwrap_or_else(|p| p.into_inner().0)
+}
+
 impl<W: Work> Shared<W> {
     fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
@@ -401,11 +413,7 @@ impl<W: Work> Shared<W> {
                     if let Some(i) = at.and_then(|at| lane.ready.remove(at)) {
                         break i;
                     }
-                    lanes = self
-                        .ready_changed
-                        .wait_timeout(lanes, Duration::from_millis(200))
-                        .map(|(g, _)| g)
-                        .unwrap_or_else(|p| p.into_inner().0);
+                    lanes = wait_a_while(&self.ready_changed, lanes);
                 }
             };
             let history: Vec<HistoryEntry> = match self.chain_of[next] {
@@ -437,11 +445,7 @@ impl<W: Work> Shared<W> {
             if self.stopping() {
                 return false;
             }
-            queue = self
-                .asked_room
-                .wait_timeout(queue, Duration::from_millis(200))
-                .map(|(g, _)| g)
-                .unwrap_or_else(|p| p.into_inner().0);
+            queue = wait_a_while(&self.asked_room, queue);
         }
         true
     }
@@ -481,11 +485,7 @@ impl<W: Work> Shared<W> {
                     if self.stopping() {
                         return;
                     }
-                    queue = self
-                        .asked_changed
-                        .wait_timeout(queue, Duration::from_millis(200))
-                        .map(|(g, _)| g)
-                        .unwrap_or_else(|p| p.into_inner().0);
+                    queue = wait_a_while(&self.asked_changed, queue);
                 }
             };
             let case = &self.cases[i];

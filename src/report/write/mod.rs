@@ -203,18 +203,17 @@ fn write_files(
     })
 }
 
-/// The files written a case at a time: detailed_report.json, cases.csv,
-/// the quick view's pages of cases and junit.xml (the `.py` files go
-/// through a thread); quick_view.html is written last, from the pages'
-/// index.
 /// What the case pages' thread is given, in report order.
-enum PageWork {
-    /// The group at this index of the report's groups begins.
-    Start(usize),
+enum PageWork<'a> {
+    Start(&'a PromptGroup<'a>),
     Case(Box<CaseRecord>),
     End,
 }
 
+/// The files written a case at a time: detailed_report.json, cases.csv,
+/// the quick view's pages of cases and junit.xml (the case pages and the
+/// `.py` files on threads of their own); quick_view.html is written last,
+/// from the pages' index.
 struct PerCaseFiles {
     detailed: files::DetailedWriter,
     cases: files::CasesCsv,
@@ -284,7 +283,7 @@ impl PerCaseFiles {
             let renderer = scope.spawn(move || -> std::io::Result<()> {
                 for work in pages_to_render {
                     match work {
-                        PageWork::Start(group) => pages.start_prompt(&groups[group], summary)?,
+                        PageWork::Start(group) => pages.start_prompt(group, summary)?,
                         PageWork::Case(record) => pages.case(&record)?,
                         PageWork::End => pages.end_prompt()?,
                     }
@@ -295,10 +294,10 @@ impl PerCaseFiles {
             // A closed channel means its thread failed: its error is the
             // one reported below.
             let mut main = || -> std::io::Result<()> {
-                for (at, group) in groups.iter().enumerate() {
+                for group in groups {
                     detailed.start_prompt(group)?;
                     junit.start_prompt(group.name)?;
-                    let _ = to_pages.send(PageWork::Start(at));
+                    let _ = to_pages.send(PageWork::Start(group));
                     let dir = run_dir.join(&group.dir);
                     std::fs::create_dir_all(&dir)?;
                     records.each(group, |r| {
