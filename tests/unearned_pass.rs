@@ -28,6 +28,8 @@ fn question(tests: Option<&str>, answer: &str) -> Question {
         reference: None,
         p_top: None,
         variant: None,
+        language: None,
+        pareval: None,
     }
 }
 

@@ -208,6 +208,8 @@ mod tests {
                 reference: None,
                 p_top: None,
                 variant: None,
+                language: None,
+                pareval: None,
             }],
             system_prompt: None,
             name: None,

@@ -367,6 +367,8 @@ mod tests {
             reference: None,
             p_top: None,
             variant: None,
+            language: None,
+            pareval: None,
         };
         let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 9, in <module>\n    check(f)\n  File \"main.py\", line 6, in check\n    assert candidate([1, 2]) == 3, 'sum'\n           ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: sum\n";
         let j = judge_question(&exec("", stderr, Some(1)), &q);
@@ -406,6 +408,8 @@ mod tests {
             reference: None,
             p_top: None,
             variant: None,
+            language: None,
+            pareval: None,
         };
         let re = q(r"^Hello, \w+!$", Match::Regex);
         assert_eq!(

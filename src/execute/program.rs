@@ -495,6 +495,8 @@ mod tests {
             reference: None,
             p_top: None,
             variant: None,
+            language: None,
+            pareval: None,
         }
     }
 

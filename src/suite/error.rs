@@ -168,8 +168,15 @@ pub enum SettingsError {
     HistoryField { field: String },
     #[error("`settings.history` is {0}; it must be true or false (or \"on\" / \"off\")")]
     History(Value),
-    #[error("`settings.language` is {0}; it must be \"zh\" (the spec's history labels) or \"en\"")]
+    #[error(
+        "`settings.language` is {0}; it must be \"zh\" or \"en\" (the history labels' language), \
+         or \"python\" or \"cpp\" (the programs' language)"
+    )]
     Language(Value),
+    #[error(
+        "`settings.threads` is {0}; it must be a list of thread counts from 1 to 1024, e.g. [1, 2, 4, 8]"
+    )]
+    Threads(Value),
     /// `rounds`, `samples` or an entry of `pass_at_k`.
     #[error("`settings.{field}` is {value}; it must be a whole number, at least 1")]
     Count { field: String, value: Value },
@@ -257,6 +264,22 @@ pub enum QuestionError {
     NoAnswer { index: usize },
     #[error("question {index}: `entry_point` {name:?} is not a Python function name")]
     EntryPoint { index: usize, name: String },
+    #[error(
+        "question {index}: `language` is {found}; it must be \"python\" (the default) or \"cpp\""
+    )]
+    Language { index: usize, found: String },
+    #[error(
+        "question {index}: `pareval` is not a ParEval check ({source}); write it with \
+         `prompteval import pareval`"
+    )]
+    ParEval {
+        index: usize,
+        source: serde_json::Error,
+    },
+    #[error(
+        "question {index}: a `pareval` check is C++, but the question says `\"language\": \"python\"`"
+    )]
+    ParEvalNotCpp { index: usize },
     #[error("question {index}: `variant` is not a prompt variant: {source}")]
     Variant {
         index: usize,

@@ -5,6 +5,7 @@
 //! is the list of questions. A question may carry an `id` (used in case
 //! names) and a `kind`; other fields are kept for later features and ignored.
 
+pub mod code;
 mod error;
 pub mod import;
 mod stream;
@@ -24,6 +25,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{RunSettings, line_of_offset};
+pub use code::{CodeLanguage, ParEvalCheck, ParallelModel};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prompt {
@@ -72,6 +74,13 @@ pub struct Question {
     /// question's size (a 100,000-question suite is held all run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<Box<variant::Variant>>,
+    /// `"language"`: the question's own, else the suite's (resolved when
+    /// the suite is parsed); None reads as Python.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<CodeLanguage>,
+    /// A ParEval problem's check (C++): `validate` at every thread count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pareval: Option<Box<ParEvalCheck>>,
 }
 
 /// How a program's stdout is compared with the expected answer.
@@ -91,6 +100,11 @@ pub enum Match {
 pub const DEFAULT_TOLERANCE: f64 = 1e-6;
 
 impl Question {
+    /// The language its program is written in.
+    pub fn code_language(&self) -> CodeLanguage {
+        self.language.unwrap_or_default()
+    }
+
     /// What is asked and how it is judged, as a short fingerprint: a
     /// baseline pairs this question's cases with a later run's only when
     /// the two fingerprints agree.
@@ -101,6 +115,8 @@ impl Question {
             self.matcher,
             self.tests,
             self.entry_point,
+            self.language,
+            self.pareval,
         ]);
         crate::config::fingerprint(&judged.to_string())
     }
@@ -133,6 +149,9 @@ pub struct Suite {
     /// harness.toml, under the environment ([`crate::config::Config::apply_suite`]).
     #[serde(skip_serializing_if = "RunSettings::is_empty")]
     pub settings: RunSettings,
+    /// `settings.threads`: the thread counts OpenMP questions run at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<u32>>,
 }
 
 impl Suite {
@@ -178,8 +197,12 @@ impl Suite {
             return Err(err(Some(1), SuiteProblem::NotAnObject));
         }
         let (top, questions) = stream::read_top(text, &locate).map_err(json)?;
-        let top = TopLevel::parse(&top, questions, &locate)
+        let mut top = TopLevel::parse(&top, questions, &locate)
             .map_err(|(line, problem)| err(line, problem))?;
+        let language = top.code.language.unwrap_or_default();
+        for q in &mut top.questions {
+            q.language.get_or_insert(language);
+        }
         Ok(Suite {
             path: path.to_path_buf(),
             prompts: top.prompts,
@@ -187,6 +210,7 @@ impl Suite {
             system_prompt: top.system_prompt,
             name: top.name,
             settings: top.settings,
+            threads: top.code.threads,
         })
     }
 
@@ -235,13 +259,23 @@ impl Suite {
 /// system prompt.
 pub const SETTINGS: &str = "settings";
 
-/// `settings`: (system prompt, name, run settings).
+/// The suite's settings about its programs' language.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct CodeSettings {
+    /// `"language": "cpp"` (or `"python"`): every question's without its own.
+    language: Option<CodeLanguage>,
+    /// `"threads": [1, 2, 4, 8]`: OpenMP questions' thread counts.
+    threads: Option<Vec<u32>>,
+}
+
+/// `settings`: (system prompt, name, run settings, code settings).
 fn parse_settings(
     settings: &serde_json::Map<String, Value>,
-) -> Result<(Option<String>, Option<String>, RunSettings), SettingsError> {
+) -> Result<(Option<String>, Option<String>, RunSettings, CodeSettings), SettingsError> {
     let mut system_prompt = None;
     let mut name = None;
     let mut run = RunSettings::default();
+    let mut code = CodeSettings::default();
     for (field, v) in settings {
         match (field.as_str(), v) {
             ("name", Value::String(s)) if check_prompt_name(s).is_ok() => name = Some(s.clone()),
@@ -271,7 +305,26 @@ fn parse_settings(
                 }
             }
             ("history", v) => run.history = Some(switch(v)?),
+            // One key, two meanings told apart by the value: `"cpp"` or
+            // `"python"` is the programs' language, `"zh"` or `"en"` the
+            // labels' (as it always was).
+            ("language", Value::String(s)) if CodeLanguage::parse(s).is_some() => {
+                code.language = CodeLanguage::parse(s)
+            }
             ("language", v) => run.language = Some(language(v)?),
+            ("threads", v) => {
+                let threads: Option<Vec<u32>> =
+                    v.as_array().filter(|a| !a.is_empty()).and_then(|a| {
+                        a.iter()
+                            .map(|t| {
+                                t.as_u64()
+                                    .filter(|t| (1..=1024).contains(t))
+                                    .map(|t| t as u32)
+                            })
+                            .collect()
+                    });
+                code.threads = Some(threads.ok_or_else(|| SettingsError::Threads(v.clone()))?);
+            }
             ("rounds", v) => run.rounds = Some(count(field, v)?),
             ("samples", v) => run.samples = Some(count(field, v)?),
             ("temperature", v) => {
@@ -296,7 +349,7 @@ fn parse_settings(
             (other, _) => return Err(SettingsError::unknown_field(other)),
         }
     }
-    Ok((system_prompt, name, run))
+    Ok((system_prompt, name, run, code))
 }
 
 /// `true`/`false` or `"on"`/`"off"`, as PROMPTEVAL_HISTORY reads.
@@ -408,6 +461,7 @@ struct TopLevel {
     system_prompt: Option<String>,
     name: Option<String>,
     settings: RunSettings,
+    code: CodeSettings,
 }
 
 impl TopLevel {
@@ -424,13 +478,14 @@ impl TopLevel {
             return Err((Some(line), SuiteProblem::DuplicateKey { key }));
         }
         let mut prompts = Vec::new();
-        let (mut system_prompt, mut name, mut settings) = (None, None, RunSettings::default());
+        let (mut system_prompt, mut name, mut settings, mut code) =
+            (None, None, RunSettings::default(), CodeSettings::default());
         for (key, v) in top {
             // Looked up only for a message (see Locator).
             let line = || locate.top_key_line(key);
             match (key.as_str(), v) {
                 (SETTINGS, Value::Object(fields)) if !fields.contains_key("template") => {
-                    (system_prompt, name, settings) =
+                    (system_prompt, name, settings, code) =
                         parse_settings(fields).map_err(|e| (line(), e.into()))?;
                 }
                 (_, Value::String(_)) | (_, Value::Object(_)) => {
@@ -468,6 +523,7 @@ impl TopLevel {
             system_prompt,
             name,
             settings,
+            code,
         })
     }
 }
@@ -502,6 +558,11 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
     let reference = fields.optional_text("reference")?;
     let p_top = fields.optional_text("p_top")?;
     let variant = fields.variant()?;
+    let language = fields.language()?;
+    let pareval = fields.pareval()?;
+    if pareval.is_some() && language == Some(CodeLanguage::Python) {
+        return Err(QuestionError::ParEvalNotCpp { index });
+    }
     Ok(Question {
         index,
         id: fields.id(&question)?,
@@ -514,6 +575,9 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
         reference,
         p_top,
         variant,
+        // A ParEval check is C++ whatever the suite says.
+        language: language.or(pareval.as_ref().map(|_| CodeLanguage::Cpp)),
+        pareval,
     })
 }
 
@@ -577,6 +641,38 @@ impl Fields<'_> {
                 index: self.index,
                 found: type_name(v),
             }),
+        }
+    }
+
+    /// `"language"`: `"python"` or `"cpp"` (`"c++"`).
+    fn language(&self) -> Result<Option<CodeLanguage>, QuestionError> {
+        match self.obj.get("language") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => {
+                CodeLanguage::parse(s)
+                    .map(Some)
+                    .ok_or_else(|| QuestionError::Language {
+                        index: self.index,
+                        found: s.clone(),
+                    })
+            }
+            Some(v) => Err(QuestionError::Language {
+                index: self.index,
+                found: v.to_string(),
+            }),
+        }
+    }
+
+    /// `"pareval"`: what a ParEval problem's check needs.
+    fn pareval(&self) -> Result<Option<Box<ParEvalCheck>>, QuestionError> {
+        match self.obj.get("pareval") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => serde_json::from_value::<ParEvalCheck>(v.clone())
+                .map(|v| Some(Box::new(v)))
+                .map_err(|source| QuestionError::ParEval {
+                    index: self.index,
+                    source,
+                }),
         }
     }
 
