@@ -65,6 +65,7 @@ pub(crate) fn info(rounds: u32) -> RunInfo {
         models: Vec::new(),
         question_ids: Vec::new(),
         kinds: Default::default(),
+        code_languages: Default::default(),
         not_evaluated: Vec::new(),
         cache: None,
         settings: Default::default(),

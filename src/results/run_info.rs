@@ -70,6 +70,10 @@ pub struct RunInfo {
     /// questions that have one.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, String>,
+    /// Question id -> the language of its program, for the questions not
+    /// in Python: the report names and highlights their files by it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub code_languages: BTreeMap<String, crate::suite::CodeLanguage>,
     /// Model -> the settings that decide what it was asked and how its
     /// programs were judged (`Config::settings`): what a baseline must share.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -148,6 +152,14 @@ fn default_pass_at_k() -> Vec<usize> {
 }
 
 impl RunInfo {
+    /// The language question `question_id`'s programs are written in.
+    pub fn code_language(&self, question_id: &str) -> crate::suite::CodeLanguage {
+        self.code_languages
+            .get(question_id)
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// One model's share of a multi-model run, as a one-model run's info.
     pub fn of_model(&self, model: &ModelRun) -> RunInfo {
         let mut info = self.clone();

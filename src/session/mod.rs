@@ -329,6 +329,14 @@ impl Session {
                 .iter()
                 .filter_map(|q| q.kind.clone().map(|k| (q.id.clone(), k)))
                 .collect(),
+            code_languages: self
+                .pipeline
+                .suite
+                .questions
+                .iter()
+                .filter(|q| q.code_language() != crate::suite::CodeLanguage::Python)
+                .map(|q| (q.id.clone(), q.code_language()))
+                .collect(),
             not_evaluated: self.manifest.not_evaluated.clone(),
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),

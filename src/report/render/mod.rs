@@ -3,10 +3,10 @@
 //! a figure. The words of every view, in both languages, are in [`crate::language::Labels`]
 //! and the sentences of `text`.
 
+pub(crate) mod case_file;
 pub(crate) mod files;
 pub mod html;
 pub(crate) mod junit;
-pub(crate) mod python;
 pub mod step_summary;
 pub mod table;
 pub(crate) mod text;

@@ -40,7 +40,7 @@ use crate::results::groups::{group_records, groups, unknown_prompts};
 use crate::results::run_folder::{self, write_derived};
 use crate::results::{Cases, PromptGroup, RunInfo, RunSummary, Summary};
 
-use super::render::{Labels, files, html, junit, python};
+use super::render::{Labels, case_file, files, html, junit};
 
 /// Where the report files were written.
 #[derive(Debug, Clone, PartialEq)]
@@ -305,7 +305,8 @@ impl PerCaseFiles {
                         cases.case(r)?;
                         junit.case(r)?;
                         let _ = to_pages.send(PageWork::Case(Box::new(r.clone())));
-                        let _ = to_writer.send(python::case_file(&dir, r, labels));
+                        let lang = info.code_language(&r.case.question_id);
+                        let _ = to_writer.send(case_file::case_file(&dir, r, lang, labels));
                         Ok(())
                     })?;
                     detailed.end_prompt()?;

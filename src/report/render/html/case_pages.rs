@@ -151,6 +151,8 @@ pub(crate) struct CasePages {
     parts: minijinja::Captured<'static>,
     prompt: Option<OpenPrompt>,
     index: PageIndex,
+    /// The run's questions not in Python, with their language.
+    code_languages: std::collections::BTreeMap<String, crate::suite::CodeLanguage>,
 }
 
 /// The prompt being written: its index entry and its open pages.
@@ -217,6 +219,7 @@ impl CasePages {
                 first: vec![None; summary.matrix.len() * columns],
                 model: None,
             },
+            code_languages: info.code_languages.clone(),
         })
     }
 
@@ -256,7 +259,8 @@ impl CasePages {
                 "internal error: a case before its prompt",
             ));
         };
-        let view = case_view(record);
+        let lang = self.code_languages.get(&*record.case.question_id);
+        let view = case_view(record, lang.copied().unwrap_or_default());
         let mut file = UP.to_vec();
         file.extend([prompt.pages.dir.as_str(), view.file.as_str()]);
         let place = serde_json::json!({ "folder": prompt.pages.dir, "file_href": href(&file) });

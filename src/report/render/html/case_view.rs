@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use crate::case::CaseRecord;
-use crate::report::render::python::case_file_name;
+use crate::report::render::case_file::case_file_name;
+use crate::suite::CodeLanguage;
 
 #[derive(Serialize)]
 pub(super) struct CaseView<'a> {
@@ -17,8 +18,10 @@ pub(super) struct CaseView<'a> {
     question_id: &'a str,
     round: u32,
     sample: Option<u32>,
-    /// The case's `.py` file in its prompt's folder.
+    /// The case's `.py` (or `.cpp`) file in its prompt's folder.
     pub(super) file: String,
+    /// The code's language (`python`, `cpp`): its `language-...` class.
+    language: &'static str,
     question: &'a str,
     expected: &'a str,
     actual: &'a str,
@@ -49,7 +52,7 @@ pub(super) struct CaseView<'a> {
     reply_cut: bool,
 }
 
-pub(super) fn case_view(case: &CaseRecord) -> CaseView<'_> {
+pub(super) fn case_view(case: &CaseRecord, lang: CodeLanguage) -> CaseView<'_> {
     let stderr = case
         .execution
         .as_ref()
@@ -63,12 +66,15 @@ pub(super) fn case_view(case: &CaseRecord) -> CaseView<'_> {
         question_id: &case.case.question_id,
         round: case.case.round,
         sample: case.case.sample,
-        file: case_file_name(case),
+        file: case_file_name(case, lang),
+        language: lang.as_str(),
         question: &case.question,
         expected: &case.expected,
         actual: &case.actual,
         code: case.program_run(),
-        highlighted: case.program_run().and_then(super::highlight::python),
+        highlighted: case
+            .program_run()
+            .and_then(|code| super::highlight::highlight(code, lang)),
         system_prompt: case.system_prompt.as_deref(),
         prompt: &case.prompt,
         prompt_chars: case.prompt.chars().count()

@@ -1,13 +1,18 @@
-//! Python syntax highlighting for the quick view, by tree-sitter's Python
-//! grammar and its own highlight query: the code is parsed, not matched by
-//! hand-written patterns. Segments only (a token class and its text); the
-//! template escapes and wraps them, so the page needs no script to show it.
+//! Syntax highlighting for the case pages, by tree-sitter's grammar of the
+//! case's language (Python, or C++ with C's query under C++'s, as
+//! tree-sitter-cpp's own configuration stacks them) and the grammar's own
+//! highlight query: the code is parsed, not matched by hand-written
+//! patterns. Segments only (a token class and its text); the template
+//! escapes and wraps them, so the page needs no script to show it.
+
+use std::sync::OnceLock;
 
 use tree_sitter_highlight::{HighlightConfiguration, HighlightEvent, Highlighter};
 
 use super::diff::{Segment, push};
+use crate::suite::CodeLanguage;
 
-/// The query's capture names the page colours, each with its CSS class
+/// The queries' capture names the page colours, each with its CSS class
 /// (`tok-...`); captures not listed (variables, operators) stay plain.
 const CAPTURES: [(&str, &str); 8] = [
     ("keyword", "keyword"),
@@ -24,31 +29,43 @@ const CAPTURES: [(&str, &str); 8] = [
 /// costs more than it helps.
 const MAX_BYTES: usize = 64 * 1024;
 
-fn configuration() -> Option<&'static HighlightConfiguration> {
-    static CONFIG: std::sync::OnceLock<Option<HighlightConfiguration>> = std::sync::OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let mut config = HighlightConfiguration::new(
-                tree_sitter_python::LANGUAGE.into(),
-                "python",
-                tree_sitter_python::HIGHLIGHTS_QUERY,
-                "",
-                "",
-            )
-            .ok()?;
-            config.configure(&CAPTURES.map(|(capture, _)| capture));
-            Some(config)
-        })
-        .as_ref()
+fn configuration(lang: CodeLanguage) -> Option<&'static HighlightConfiguration> {
+    static PYTHON: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    static CPP: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    let colours = |mut config: HighlightConfiguration| {
+        config.configure(&CAPTURES.map(|(capture, _)| capture));
+        config
+    };
+    match lang {
+        CodeLanguage::Python => PYTHON.get_or_init(|| {
+            let grammar = tree_sitter_python::LANGUAGE.into();
+            let query = tree_sitter_python::HIGHLIGHTS_QUERY;
+            HighlightConfiguration::new(grammar, "python", query, "", "")
+                .ok()
+                .map(colours)
+        }),
+        CodeLanguage::Cpp => CPP.get_or_init(|| {
+            let grammar = tree_sitter_cpp::LANGUAGE.into();
+            let query = [
+                tree_sitter_c::HIGHLIGHT_QUERY,
+                tree_sitter_cpp::HIGHLIGHT_QUERY,
+            ]
+            .join("\n");
+            HighlightConfiguration::new(grammar, "cpp", &query, "", "")
+                .ok()
+                .map(colours)
+        }),
+    }
+    .as_ref()
 }
 
 /// The code as (class, text) segments; None when it cannot be highlighted
 /// (too long, or the grammar gave up), and the page shows it plain.
-pub fn python(code: &str) -> Option<Vec<Segment>> {
+pub fn highlight(code: &str, lang: CodeLanguage) -> Option<Vec<Segment>> {
     if code.len() > MAX_BYTES {
         return None;
     }
-    let config = configuration()?;
+    let config = configuration(lang)?;
     thread_local! {
         static HIGHLIGHTER: std::cell::RefCell<Highlighter> =
             std::cell::RefCell::new(Highlighter::new());
@@ -82,7 +99,7 @@ mod tests {
     #[test]
     fn tokens_get_their_classes_and_the_text_is_kept_whole() {
         let code = "def f(x):\n    # say it\n    return print(\"hi\", 42, None)\n";
-        let segments = python(code).expect("highlighted");
+        let segments = highlight(code, CodeLanguage::Python).expect("highlighted");
         let joined: String = segments.iter().map(|(_, s)| s.as_str()).collect();
         assert_eq!(joined, code);
         let of = |kind: &str| -> Vec<&str> {
@@ -103,9 +120,33 @@ mod tests {
     }
 
     #[test]
+    fn cpp_is_highlighted_by_the_cpp_grammar() {
+        let code = "#include <vector>\n// sum\nint main() {\n    int s = 0;\n    for (int i = 0; i < 3; ++i) s += i;\n    return s > 0 ? 0 : 1;\n}\n";
+        let segments = highlight(code, CodeLanguage::Cpp).expect("highlighted");
+        let joined: String = segments.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(joined, code);
+        let of = |kind: &str| -> Vec<&str> {
+            segments
+                .iter()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, s)| s.as_str())
+                .collect()
+        };
+        for keyword in ["#include", "for", "return"] {
+            assert!(of("keyword").contains(&keyword), "{keyword}: {segments:?}");
+        }
+        assert_eq!(of("string"), ["<vector>"]);
+        assert_eq!(of("comment"), ["// sum"]);
+        assert_eq!(of("function"), ["main"]);
+        // The same line read as Python is a comment: the grammar is the case's.
+        let python = highlight("#include <vector>\n", CodeLanguage::Python).expect("highlighted");
+        assert_eq!(python[0], ("comment", "#include <vector>".to_string()));
+    }
+
+    #[test]
     fn broken_code_is_still_shown_whole() {
         let code = "def broken(:\n  print('x'\n";
-        let joined: String = python(code)
+        let joined: String = highlight(code, CodeLanguage::Python)
             .expect("tree-sitter recovers")
             .iter()
             .map(|(_, s)| s.as_str())

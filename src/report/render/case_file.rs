@@ -1,31 +1,38 @@
-//! `<prompt>/question_N.py`: one case as a runnable Python file (spec §8.2).
+//! `<prompt>/question_N.py` (`.cpp` for a C++ question): one case as a
+//! runnable program file (spec §8.2).
 //!
 //! Everything that is not the extracted code is a comment, and every
-//! commented line starts with `# `: text is split on `\r\n`, `\r` and `\n`
-//! (the line ends Python's tokenizer knows), so a reply cannot end a comment
-//! early. The code itself goes in uncommented only when the case shows that
-//! Python compiled it; otherwise the file would not parse, and it is
+//! commented line starts with `# ` (`// ` in C++): text is split on `\r\n`,
+//! `\r` and `\n` (the line ends both languages know), so a reply cannot end
+//! a comment early. The code itself goes in uncommented only when the case
+//! shows that it compiled; otherwise the file would not parse, and it is
 //! commented out with a note.
 
 use std::path::{Path, PathBuf};
 
 use crate::case::{CaseRecord, Verdict};
 use crate::language::Labels;
+use crate::suite::CodeLanguage;
 
-const RULE: &str = "# ==========================================";
+const RULE: &str = "==========================================";
 /// Characters of the question kept in the header line.
 const QUESTION_HEAD_CHARS: usize = 60;
 /// Lines of stderr kept: the end of a traceback says what went wrong.
 const STDERR_TAIL_LINES: usize = 40;
 
 /// One case's file in its prompt's folder: its path and its text.
-pub(crate) fn case_file(dir: &Path, case: &CaseRecord, l: &Labels) -> (PathBuf, String) {
-    (dir.join(case_file_name(case)), render(case, l))
+pub(crate) fn case_file(
+    dir: &Path,
+    case: &CaseRecord,
+    lang: CodeLanguage,
+    l: &Labels,
+) -> (PathBuf, String) {
+    (dir.join(case_file_name(case, lang)), render(case, lang, l))
 }
 
 /// `question_N.py` for round 1, `question_N_round_R.py` after it; a
-/// sampled case adds `_sample_S`.
-pub(crate) fn case_file_name(case: &CaseRecord) -> String {
+/// sampled case adds `_sample_S`; a C++ case's ends in `.cpp`.
+pub(crate) fn case_file_name(case: &CaseRecord, lang: CodeLanguage) -> String {
     let mut name = format!("question_{}", case.case.question);
     if case.case.round > 1 {
         name.push_str(&format!("_round_{}", case.case.round));
@@ -33,20 +40,23 @@ pub(crate) fn case_file_name(case: &CaseRecord) -> String {
     if let Some(s) = case.case.sample {
         name.push_str(&format!("_sample_{s}"));
     }
-    name + ".py"
+    format!("{name}.{}", lang.extension())
 }
 
-pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
+pub(crate) fn render(case: &CaseRecord, lang: CodeLanguage, l: &Labels) -> String {
+    let c = lang.line_comment();
     let mut out = String::new();
-    push_header(&mut out, case);
+    push_header(&mut out, case, lang);
     out.push('\n');
-    push_code(&mut out, case);
+    push_code(&mut out, case, lang);
     push_block(
         &mut out,
+        c,
         &format!("{}:", l.template),
-        &comment_lines(&case.template),
+        &comment_lines(c, &case.template),
     );
-    push_block(&mut out, &format!("{}:", l.sent_prompt), &sent_prompt(case));
+    let sent = sent_prompt(c, case);
+    push_block(&mut out, c, &format!("{}:", l.sent_prompt), &sent);
     if let Some(reasoning) = case.reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
         // Before the reply, as the model wrote it; never what was judged.
         let tokens = case
@@ -56,19 +66,21 @@ pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
             .unwrap_or_default();
         push_block(
             &mut out,
+            c,
             &format!("{}{tokens}:", l.reasoning),
-            &comment_lines(reasoning),
+            &comment_lines(c, reasoning),
         );
     }
     let reply = match &case.reply {
-        Some(reply) => comment_lines(reply),
-        None => vec!["# (no reply)".to_string()],
+        Some(reply) => comment_lines(c, reply),
+        None => vec![format!("{c} (no reply)")],
     };
-    push_block(&mut out, &format!("{}:", l.raw_reply), &reply);
+    push_block(&mut out, c, &format!("{}:", l.raw_reply), &reply);
     push_block(
         &mut out,
+        c,
         &format!("{}:", l.execution_result),
-        &execution_lines(case, l),
+        &execution_lines(c, case, l),
     );
     let end = out.trim_end_matches('\n').len();
     out.truncate(end);
@@ -76,33 +88,36 @@ pub(crate) fn render(case: &CaseRecord, l: &Labels) -> String {
     out
 }
 
-fn push_header(out: &mut String, case: &CaseRecord) {
+fn push_header(out: &mut String, case: &CaseRecord, lang: CodeLanguage) {
+    let c = lang.line_comment();
+    // Python reads a `coding: x` on line 2 as the file's encoding (PEP
+    // 263) and refuses to run when `x` is unknown.
+    let name = |text: &str| match lang {
+        CodeLanguage::Python => one_line(text)
+            .replace("coding:", "coding :")
+            .replace("coding=", "coding ="),
+        CodeLanguage::Cpp => one_line(text),
+    };
     let lines = [
-        RULE.to_string(),
+        format!("{c} {RULE}"),
+        format!("{c} Prompt Name: {}", name(&case.case.prompt)),
         format!(
-            "# Prompt Name: {}",
-            defuse_coding_cookie(&one_line(&case.case.prompt))
-        ),
-        format!(
-            "# Question {}: {}",
+            "{c} Question {}: {}",
             case.case.question,
             abbreviate(&case.question)
         ),
         format!(
-            "# Case: {} (question id {})",
-            defuse_coding_cookie(&one_line(&case.case.test_name())),
+            "{c} Case: {} (question id {})",
+            name(&case.case.test_name()),
             case.case.question_id
         ),
-        labelled("Expected", &case.expected),
-        labelled("Actual", &case.actual),
-        format!("# Status: {}", status(case.verdict)),
-        format!("# Time: {:.2}s", case.exec_secs),
-        RULE.to_string(),
+        labelled(c, "Expected", &case.expected),
+        labelled(c, "Actual", &case.actual),
+        format!("{c} Status: {}", status(case.verdict)),
+        format!("{c} Time: {:.2}s", case.exec_secs),
+        format!("{c} {RULE}"),
     ];
-    for line in lines {
-        out.push_str(&line);
-        out.push('\n');
-    }
+    push_lines(out, &lines);
 }
 
 fn status(verdict: Verdict) -> String {
@@ -113,35 +128,44 @@ fn status(verdict: Verdict) -> String {
     }
 }
 
-fn push_code(out: &mut String, case: &CaseRecord) {
+fn push_code(out: &mut String, case: &CaseRecord, lang: CodeLanguage) {
+    let c = lang.line_comment();
     match case.program_run() {
-        Some(code) if compiled(case, code) => {
+        Some(code) if compiled(case, code, lang) => {
             let code = code.replace("\r\n", "\n").replace('\r', "\n");
             out.push_str(code.trim_end_matches('\n'));
             out.push('\n');
         }
         Some(code) => {
-            out.push_str("# (code commented out: Python could not compile it)\n");
-            push_lines(out, &comment_lines(code));
+            let who = match lang {
+                CodeLanguage::Python => "Python",
+                CodeLanguage::Cpp => "the C++ compiler",
+            };
+            out.push_str(&format!(
+                "{c} (code commented out: {who} could not compile it)\n"
+            ));
+            push_lines(out, &comment_lines(c, code));
         }
         None => {
             let reason = no_code_reason(case);
-            out.push_str(&format!("# (no code: {})\n", one_line(&reason)));
+            out.push_str(&format!("{c} (no code: {})\n", one_line(&reason)));
         }
     }
     out.push('\n');
 }
 
-/// Python compiles a whole file before running any of it, so a run that
-/// got past compilation proves the code parses; anything else (no run, a
-/// syntax error, a NUL byte Python rejects) is treated as not compiling.
-fn compiled(case: &CaseRecord, code: &str) -> bool {
+/// A program is compiled whole before any of it runs, so a run that got
+/// past compilation proves the code parses; anything else (no run, a
+/// syntax or compile error, a NUL byte Python rejects) is treated as not
+/// compiling.
+fn compiled(case: &CaseRecord, code: &str, lang: CodeLanguage) -> bool {
     let Some(execution) = &case.execution else {
         return false;
     };
-    let compile_error = ["SyntaxError", "IndentationError", "TabError"]
-        .iter()
-        .any(|e| execution.stderr.contains(e));
+    let compile_error = lang == CodeLanguage::Python
+        && ["SyntaxError", "IndentationError", "TabError"]
+            .iter()
+            .any(|e| execution.stderr.contains(e));
     case.verdict != Verdict::SyntaxError && !compile_error && !code.contains('\0')
 }
 
@@ -155,73 +179,71 @@ fn no_code_reason(case: &CaseRecord) -> String {
     }
 }
 
-fn sent_prompt(case: &CaseRecord) -> Vec<String> {
+fn sent_prompt(c: &str, case: &CaseRecord) -> Vec<String> {
     match &case.system_prompt {
         Some(system) => {
-            let mut lines = vec!["# [system]".to_string()];
-            lines.extend(comment_lines(system));
-            lines.push("# [user]".to_string());
-            lines.extend(comment_lines(&case.prompt));
+            let mut lines = vec![format!("{c} [system]")];
+            lines.extend(comment_lines(c, system));
+            lines.push(format!("{c} [user]"));
+            lines.extend(comment_lines(c, &case.prompt));
             lines
         }
-        None => comment_lines(&case.prompt),
+        None => comment_lines(c, &case.prompt),
     }
 }
 
-fn execution_lines(case: &CaseRecord, l: &Labels) -> Vec<String> {
+fn execution_lines(c: &str, case: &CaseRecord, l: &Labels) -> Vec<String> {
     let mut lines = Vec::new();
     let Some(exec) = &case.execution else {
-        lines.push(labelled(l.output, ""));
+        lines.push(labelled(c, l.output, ""));
         if let Some(failure) = case.api_failure {
-            lines.push(labelled(l.api_failure, failure.as_str()));
+            lines.push(labelled(c, l.api_failure, failure.as_str()));
         }
         if let Some(detail) = &case.detail {
-            lines.push(labelled(l.detail, detail));
+            lines.push(labelled(c, l.detail, detail));
         }
         return lines;
     };
     lines.push(labelled(
+        c,
         l.output,
         exec.stdout.trim_end_matches(['\n', '\r']),
     ));
     if exec.stdout_truncated {
-        lines.push(format!("# ({})", l.stdout_truncated));
+        lines.push(format!("{c} ({})", l.stdout_truncated));
     }
     if !exec.stderr.trim().is_empty() {
         lines.push(labelled(
+            c,
             l.error,
             &tail_lines(&exec.stderr, STDERR_TAIL_LINES),
         ));
     }
     if exec.stderr_truncated {
-        lines.push(format!("# ({})", l.stderr_truncated));
+        lines.push(format!("{c} ({})", l.stderr_truncated));
     }
-    if let Some(code) = exec.exit_code.filter(|c| *c != 0) {
-        lines.push(format!("# {}: {code}", l.exit_code));
+    if let Some(code) = exec.exit_code.filter(|code| *code != 0) {
+        lines.push(format!("{c} {}: {code}", l.exit_code));
     }
     if let Some(signal) = exec.signal {
-        lines.push(format!("# {}: {signal}", l.signal));
+        lines.push(format!("{c} {}: {signal}", l.signal));
     }
     if exec.timed_out {
         lines.push(format!(
-            "# {} after {:.2}s",
+            "{c} {} after {:.2}s",
             l.timed_out, exec.duration_secs
         ));
     }
     if let Some(detail) = case.detail.as_ref().filter(|_| !case.passed()) {
-        lines.push(labelled(l.detail, detail));
+        lines.push(labelled(c, l.detail, detail));
     }
     lines
 }
 
-fn push_block(out: &mut String, title: &str, body: &[String]) {
-    out.push_str(RULE);
-    out.push_str("\n# ");
-    out.push_str(title);
-    out.push('\n');
+fn push_block(out: &mut String, c: &str, title: &str, body: &[String]) {
+    out.push_str(&format!("{c} {RULE}\n{c} {title}\n"));
     push_lines(out, body);
-    out.push_str(RULE);
-    out.push_str("\n\n");
+    out.push_str(&format!("{c} {RULE}\n\n"));
 }
 
 fn push_lines(out: &mut String, lines: &[String]) {
@@ -232,27 +254,26 @@ fn push_lines(out: &mut String, lines: &[String]) {
 }
 
 /// `# Label: first line`, then `# ` + each further line.
-fn labelled(label: &str, value: &str) -> String {
+fn labelled(c: &str, label: &str, value: &str) -> String {
     let mut lines = split_lines(value).into_iter();
     let first = lines.next().unwrap_or_default();
-    let mut text = format!("# {label}: {first}").trim_end().to_string();
+    let mut text = format!("{c} {label}: {first}").trim_end().to_string();
     for line in lines {
-        text.push_str("\n# ");
-        text.push_str(&line);
+        text.push_str(&format!("\n{c} {line}"));
     }
     text
 }
 
 /// Trailing line ends are dropped: they would only add empty `# ` lines.
-fn comment_lines(text: &str) -> Vec<String> {
+fn comment_lines(c: &str, text: &str) -> Vec<String> {
     split_lines(text.trim_end_matches(['\n', '\r']))
         .into_iter()
-        .map(|l| format!("# {l}"))
+        .map(|l| format!("{c} {l}"))
         .collect()
 }
 
-/// Splits on every line end Python honours; NUL, which Python refuses
-/// anywhere in a source file, becomes a visible `\x00`.
+/// Splits on every line end Python honours (C++ honours them too); NUL,
+/// which Python refuses anywhere in a source file, becomes a visible `\x00`.
 fn split_lines(text: &str) -> Vec<String> {
     text.replace("\r\n", "\n")
         .replace('\r', "\n")
@@ -278,13 +299,6 @@ fn abbreviate(question: &str) -> String {
     format!("{head}...")
 }
 
-/// Line 2 holds the prompt name; Python reads a `coding: x` there as the
-/// file's encoding (PEP 263) and refuses to run when `x` is unknown.
-fn defuse_coding_cookie(text: &str) -> String {
-    text.replace("coding:", "coding :")
-        .replace("coding=", "coding =")
-}
-
 fn tail_lines(text: &str, keep: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let start = lines.len().saturating_sub(keep);
@@ -302,6 +316,7 @@ mod tests {
     use crate::config::Language;
     use crate::report::write_all;
     use crate::results::fixtures::{HOSTILE, info, record, three_by_three};
+    use crate::suite::CodeLanguage::{Cpp, Python};
 
     /// Parses with the real interpreter, as a user opening the file would.
     fn assert_python_parses(path: &Path) {
@@ -325,9 +340,77 @@ mod tests {
         );
     }
 
+    /// Compiles the file as C++ (syntax only), as a user building it would.
+    fn assert_cpp_compiles(path: &Path) {
+        let output = std::process::Command::new("g++")
+            .args(["-fsyntax-only", "-x", "c++"])
+            .arg(path)
+            .output()
+            .expect("g++ runs");
+        assert!(
+            output.status.success(),
+            "{} does not compile:\n{}\n--- file ---\n{}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr),
+            std::fs::read_to_string(path).unwrap_or_default()
+        );
+    }
+
+    #[test]
+    fn a_cpp_case_is_a_cpp_file_commented_with_slashes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut info = info(1);
+        info.code_languages.insert("q1_two_sum".into(), Cpp);
+        let cpp =
+            "#include <cstdio>\nint main() {\n    std::printf(\"[0, 1]\\n\");\n    return 0;\n}\n";
+        let mut passed = record("prompt1", 1, 1, Correct);
+        passed.code = Some(cpp.into());
+        let mut broken = record("prompt2", 1, 1, SyntaxError);
+        broken.code = Some("int main( {\n  return */ 0;\n".into());
+        for rec in [&mut passed, &mut broken] {
+            rec.reply = Some(HOSTILE.into());
+            // A `\` ending a `//` line joins the next line to the comment.
+            rec.expected = HOSTILE.into();
+            rec.detail = Some(HOSTILE.into());
+        }
+        let records = [passed, broken, record("prompt3", 2, 1, Correct)];
+        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
+        assert_eq!(written.case_files, 3);
+        assert!(!dir.path().join("prompt1/question_1.py").exists());
+        assert!(
+            dir.path().join("prompt3/question_2.py").is_file(),
+            "q2 is Python"
+        );
+        let read = |rel: &str| std::fs::read_to_string(dir.path().join(rel)).expect(rel);
+        let text = read("prompt1/question_1.cpp");
+        assert!(text.starts_with(
+            "// ==========================================\n// Prompt Name: prompt1\n// Question 1: "
+        ));
+        assert!(text.contains("\n// Status: ✅ PASSED\n"));
+        assert!(
+            text.contains(&format!("\n\n{cpp}\n")),
+            "compiled code stays code"
+        );
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.starts_with('#') && !l.starts_with("#include"))
+        );
+        assert!(read("prompt2/question_1.cpp").contains(
+            "\n// (code commented out: the C++ compiler could not compile it)\n// int main( {\n"
+        ));
+        for rel in ["prompt1/question_1.cpp", "prompt2/question_1.cpp"] {
+            assert_cpp_compiles(&dir.path().join(rel));
+        }
+    }
+
     #[test]
     fn header_follows_the_spec_lines() {
-        let text = render(&record("prompt1", 1, 1, Correct), Labels::of(Language::Zh));
+        let text = render(
+            &record("prompt1", 1, 1, Correct),
+            Python,
+            Labels::of(Language::Zh),
+        );
         let header: Vec<&str> = text.lines().take(9).collect();
         assert_eq!(
             header,
@@ -357,11 +440,16 @@ mod tests {
     fn failures_name_the_verdict_and_comment_every_line_of_values() {
         let text = render(
             &record("prompt1", 2, 1, WrongAnswer),
+            Python,
             Labels::of(Language::Zh),
         );
         assert!(text.contains("# Expected: Hello, World!\n# Welcome to Python!\n# Actual: None\n"));
         assert!(text.contains("# Status: ❌ FAILED (wrong_answer)\n"));
-        let api = render(&record("prompt3", 3, 1, ApiError), Labels::of(Language::Zh));
+        let api = render(
+            &record("prompt3", 3, 1, ApiError),
+            Python,
+            Labels::of(Language::Zh),
+        );
         assert!(api.contains(
             "\n# (no code: timeout: no answer from http://127.0.0.1:11434 within 30s (3 tries))\n"
         ));
@@ -370,10 +458,17 @@ mod tests {
 
     #[test]
     fn later_rounds_get_their_own_file_name() {
-        assert_eq!(case_file_name(&record("p", 3, 1, Correct)), "question_3.py");
         assert_eq!(
-            case_file_name(&record("p", 3, 2, Correct)),
+            case_file_name(&record("p", 3, 1, Correct), Python),
+            "question_3.py"
+        );
+        assert_eq!(
+            case_file_name(&record("p", 3, 2, Correct), Python),
             "question_3_round_2.py"
+        );
+        assert_eq!(
+            case_file_name(&record("p", 3, 2, Correct), Cpp),
+            "question_3_round_2.cpp"
         );
     }
 
