@@ -85,7 +85,7 @@ proptest! {
         let e = extract(&text);
         prop_assert!(e.code.ends_with('\n'));
         prop_assert!(!e.code.contains("\r\n"));
-        if let Source::PythonBlocks(n) | Source::PlainBlocks(n) = e.source {
+        if let Source::TaggedBlocks(n) | Source::PlainBlocks(n) = e.source {
             prop_assert!(n >= 1);
         }
     }

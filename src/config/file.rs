@@ -11,7 +11,7 @@ use super::env::Env;
 use super::error::ConfigError;
 use super::locations::{key_lines, line_of_offset, line_of_offset_bytes};
 use super::schema::{
-    BackendKind, Config, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
+    BackendKind, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
     DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint, GateConfig, HistoryConfig,
     Language, LlmConfig, ModelEntry, SandboxConfig, VariantsConfig, normalise_ollama_host,
 };
@@ -51,6 +51,8 @@ pub(super) struct ConfigFile {
     variants: VariantsConfig,
     #[serde(default)]
     sandbox: SandboxConfig,
+    #[serde(default)]
+    cpp: CppConfig,
     #[serde(default)]
     gate: GateConfig,
 }
@@ -173,6 +175,7 @@ impl Config {
             history: file.history,
             variants: file.variants,
             sandbox: file.sandbox,
+            cpp: file.cpp,
             gate: GateConfig {
                 baseline: file.gate.baseline.clone().map(rel),
                 ..file.gate

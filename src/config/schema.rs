@@ -229,6 +229,34 @@ impl Default for HistoryConfig {
     }
 }
 
+/// How C++ questions are built and run (`[cpp]`). The compiled program
+/// runs under `[sandbox]`'s limits; the compiler under these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CppConfig {
+    /// The compiler: g++ (a name on PATH, resolved once per run, or a path).
+    pub compiler: String,
+    /// Thread counts an OpenMP question runs at (ParEval's first four); a
+    /// suite's `settings.threads` wins.
+    pub threads: Vec<u32>,
+    /// Seconds one compilation may take (a template or preprocessor bomb
+    /// ends here, as a timeout).
+    pub compile_timeout_secs: f64,
+    /// Address space of the compiler, in MiB.
+    pub compile_memory_mb: u64,
+}
+
+impl Default for CppConfig {
+    fn default() -> Self {
+        Self {
+            compiler: "g++".into(),
+            threads: vec![1, 2, 4, 8],
+            compile_timeout_secs: 60.0,
+            compile_memory_mb: 2048,
+        }
+    }
+}
+
 /// Limits for running generated code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -452,6 +480,7 @@ pub struct Config {
     pub history: HistoryConfig,
     pub variants: VariantsConfig,
     pub sandbox: SandboxConfig,
+    pub cpp: CppConfig,
     pub gate: GateConfig,
     /// Where this configuration came from, for messages.
     pub source: Option<PathBuf>,

@@ -1,7 +1,8 @@
-//! Reply text -> Python code (spec §5.1).
+//! Reply text -> code (spec §5.1), for the question's language.
 //!
 //! Order of preference:
-//! 1. fenced blocks tagged as Python (```python, ```py, ```python3, any case);
+//! 1. fenced blocks tagged with the language (Python: ```python, ```py,
+//!    ```python3; C++: ```cpp, ```c++, ```c, ```cc, ```cxx; any case);
 //! 2. otherwise untagged fenced blocks (```), skipping ones tagged with another
 //!    language (```text, ```bash, ```output ...);
 //! 3. otherwise the whole reply.
@@ -17,10 +18,13 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::suite::CodeLanguage;
+
 /// How the code was found, for the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    PythonBlocks(usize),
+    /// Blocks tagged with the question's language (named for the first).
+    TaggedBlocks(usize),
     PlainBlocks(usize),
     WholeReply,
 }
@@ -99,7 +103,33 @@ fn is_python(lang: &str) -> bool {
     )
 }
 
+/// A fence's language tag naming C++.
+fn is_cpp(lang: &str) -> bool {
+    let first = lang
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "cpp" | "c++" | "c" | "cc" | "cxx" | "hpp" | "h" | "{.cpp}" | "{.c++}"
+    )
+}
+
+/// Python code (spec §5.1).
 pub fn extract(reply: &str) -> Extracted {
+    extract_tagged(reply, is_python)
+}
+
+/// The code of `reply` in `language`.
+pub fn extract_for(reply: &str, language: CodeLanguage) -> Extracted {
+    match language {
+        CodeLanguage::Python => extract_tagged(reply, is_python),
+        CodeLanguage::Cpp => extract_tagged(reply, is_cpp),
+    }
+}
+
+fn extract_tagged(reply: &str, tagged: fn(&str) -> bool) -> Extracted {
     let text = reply.replace("\r\n", "\n");
     let all = blocks(&text);
     let join = |bs: Vec<&Block>| -> String {
@@ -108,12 +138,12 @@ pub fn extract(reply: &str) -> Extracted {
             .collect::<Vec<_>>()
             .join("\n\n")
     };
-    let python: Vec<&Block> = all.iter().filter(|b| is_python(b.lang)).collect();
+    let python: Vec<&Block> = all.iter().filter(|b| tagged(b.lang)).collect();
     if !python.is_empty() {
         let n = python.len();
         return Extracted {
             code: join(python) + "\n",
-            source: Source::PythonBlocks(n),
+            source: Source::TaggedBlocks(n),
         };
     }
     let plain: Vec<&Block> = all.iter().filter(|b| b.lang.is_empty()).collect();
@@ -139,7 +169,7 @@ mod tests {
         let r = "Here is the solution:\n\n```python\ndef f(x):\n    return x * 2\n\nprint(f(21))\n```\n\nThis doubles the input.";
         let e = extract(r);
         assert_eq!(e.code, "def f(x):\n    return x * 2\n\nprint(f(21))\n");
-        assert_eq!(e.source, Source::PythonBlocks(1));
+        assert_eq!(e.source, Source::TaggedBlocks(1));
     }
 
     #[test]
@@ -147,7 +177,7 @@ mod tests {
         let r = "```python\ndef f():\n    return 1\n```\nNow call it:\n```py\nprint(f())\n```\nOutput:\n```\n1\n```";
         let e = extract(r);
         assert_eq!(e.code, "def f():\n    return 1\n\nprint(f())\n");
-        assert_eq!(e.source, Source::PythonBlocks(2));
+        assert_eq!(e.source, Source::TaggedBlocks(2));
     }
 
     #[test]
@@ -191,6 +221,34 @@ mod tests {
     fn inline_backticks_are_not_fences() {
         let e = extract("Use `print` like ```print(5)``` here");
         assert_eq!(e.source, Source::WholeReply);
+    }
+
+    #[test]
+    fn cpp_fences_and_their_fallbacks() {
+        let reply =
+            "Here:\n```python\nprint(1)\n```\n```c++\nint x = 1;\n```\n```cpp\nint y = 2;\n```";
+        let e = extract_for(reply, CodeLanguage::Cpp);
+        assert_eq!(e.code, "int x = 1;\n\nint y = 2;\n");
+        assert_eq!(e.source, Source::TaggedBlocks(2));
+        assert_eq!(
+            extract_for("```C\nint z;\n```", CodeLanguage::Cpp).code,
+            "int z;\n"
+        );
+        let plain = extract_for(
+            "```python\nprint(1)\n```\n```\nint w;\n```",
+            CodeLanguage::Cpp,
+        );
+        assert_eq!(
+            (plain.code.as_str(), plain.source),
+            ("int w;\n", Source::PlainBlocks(1))
+        );
+        let whole = extract_for("for (;;) {}", CodeLanguage::Cpp);
+        assert_eq!(whole.source, Source::WholeReply);
+        // Python questions never take a C++ block.
+        assert_eq!(
+            extract("```cpp\nint q;\n```\n```\nprint(2)\n```").code,
+            "print(2)\n"
+        );
     }
 
     #[test]

@@ -32,10 +32,23 @@ pub fn judge_question(execution: &ExecutionRecord, question: &Question) -> Judge
         &question.answer,
         &question.matcher,
         question.tests.is_some(),
+        true,
     )
 }
 
-fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: bool) -> Judgement {
+/// A compiled program's judgement by what it printed: as a Python
+/// program's, without reading Python's diagnostics on stderr.
+pub fn judge_output(execution: &ExecutionRecord, question: &Question) -> Judgement {
+    decide(execution, &question.answer, &question.matcher, false, false)
+}
+
+fn decide(
+    execution: &ExecutionRecord,
+    expected: &str,
+    matcher: &Match,
+    tests: bool,
+    python: bool,
+) -> Judgement {
     let mut actual = normalise(&execution.stdout);
     let expected = normalise(expected);
     let (verdict, detail) = if execution.timed_out {
@@ -46,7 +59,7 @@ fn decide(execution: &ExecutionRecord, expected: &str, matcher: &Match, tests: b
                 execution.duration_secs
             )),
         )
-    } else if let Some(kind) = syntax_error(&execution.stderr) {
+    } else if let Some(kind) = python.then(|| syntax_error(&execution.stderr)).flatten() {
         (
             Verdict::SyntaxError,
             Some(last_line(&execution.stderr).unwrap_or(kind).to_string()),
@@ -280,7 +293,7 @@ mod tests {
 
     /// The spec's judgement: stdout equal to `expected` after [`normalise`].
     fn judge(execution: &ExecutionRecord, expected: &str) -> Judgement {
-        decide(execution, expected, &Match::Exact, false)
+        decide(execution, expected, &Match::Exact, false, true)
     }
 
     fn exec(stdout: &str, stderr: &str, code: Option<i32>) -> ExecutionRecord {

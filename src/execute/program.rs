@@ -76,7 +76,12 @@ impl Shapes {
     /// naming the question and its line.
     pub fn check(python: &Path, suite: &Suite) -> Result<Shapes, SuiteError> {
         let mut sources: Vec<(&Question, Part, String)> = Vec::new();
-        for q in &suite.questions {
+        // Only Python questions: a C++ prompt is never Python's to compile.
+        let python_questions = suite
+            .questions
+            .iter()
+            .filter(|q| q.code_language() == crate::suite::CodeLanguage::Python);
+        for q in python_questions {
             if q.entry_point.is_some() {
                 sources.push((q, Part::Prompt, q.question.clone()));
                 sources.push((q, Part::Stubbed, stubbed(&q.question)));

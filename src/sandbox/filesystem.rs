@@ -90,6 +90,21 @@ impl FsPolicy {
         }
     }
 
+    /// A native program's (a compiler, what it built): the system's
+    /// program and library folders, the loader's files and `extra`; none
+    /// of /etc's other files, which a compiler would print back in its
+    /// diagnostics (`#include "/etc/passwd"`).
+    pub fn for_native(extra: &[PathBuf]) -> FsPolicy {
+        let loader = ETC_FILES.iter().filter(|f| f.starts_with("/etc/ld.so"));
+        let system = SYSTEM_DIRS.iter().chain(loader).chain(READ_DEVICES);
+        let mut read: Vec<PathBuf> = system.map(PathBuf::from).filter(|p| p.exists()).collect();
+        read.extend(extra.iter().cloned());
+        FsPolicy {
+            read,
+            read_write_files: READ_WRITE_DEVICES.iter().map(PathBuf::from).collect(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         let read: Vec<String> = self.read.iter().map(|p| p.display().to_string()).collect();
         format!(

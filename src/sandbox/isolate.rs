@@ -29,12 +29,22 @@ pub(super) struct ChildPlan {
     pub namespaces: Option<NamespacePlan>,
     /// The case folder: cwd, HOME and TMPDIR of the program.
     pub folder: CString,
-    pub script: Vec<u8>,
+    /// The files the case folder gets before the program starts: main.py
+    /// for Python, sources or a compiled program for native code.
+    pub files: Vec<FolderFile>,
     /// The case's rlimits (case_spec.rs), made before the fork.
     pub rlimits: Vec<case_spec::RlimitStep>,
     pub cgroup: Option<File>,
     /// The ruleset fd and the rights granted on the case folder.
     pub landlock: Option<(OwnedFd, u64)>,
+}
+
+/// A file written into the case folder after the fork (its name, bytes
+/// and mode), prepared before it.
+pub(super) struct FolderFile {
+    pub name: CString,
+    pub bytes: Vec<u8>,
+    pub mode: u32,
 }
 
 pub(super) struct NamespacePlan {
@@ -91,7 +101,9 @@ impl ChildPlan {
         }
         // Again after the mount: the cwd set by Command is the folder below it.
         rustix::process::chdir(self.folder.as_c_str())?;
-        write_script(&self.script)?;
+        for file in &self.files {
+            write_folder_file(file)?;
+        }
         case_spec::apply_rlimits(&self.rlimits)?;
         if let Some(ns) = &self.namespaces {
             become_pid_one(ns.report.as_raw_fd())?;
@@ -141,8 +153,15 @@ fn write_file(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
     write_all(fd.as_raw_fd(), data)
 }
 
-fn write_script(code: &[u8]) -> io::Result<()> {
-    write_all(create_script()?.as_raw_fd(), code)
+/// Creates `file` in the current folder (the case folder). Async-signal-safe.
+fn write_folder_file(file: &FolderFile) -> io::Result<()> {
+    let fd = openat(
+        CWD,
+        file.name.as_c_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
+        Mode::from_raw_mode(file.mode),
+    )?;
+    write_all(fd.as_raw_fd(), &file.bytes)
 }
 
 /// A new, empty main.py in the current folder (the case folder).

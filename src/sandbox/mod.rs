@@ -25,6 +25,7 @@ mod filesystem;
 mod host_files;
 mod interpreter;
 mod isolate;
+mod launch;
 mod limits;
 mod mode;
 mod probe;
@@ -56,6 +57,7 @@ use filesystem::FsPolicy;
 use host_files::{clone_file, read_capped, remove_stale, report_pipe};
 use interpreter::Interpreter;
 use isolate::{ChildPlan, NamespacePlan, REPORT_PID_ONE, REPORT_STATUS};
+pub use launch::{CaseFile, Launch, LaunchLimits, Launched};
 use limits::Limits;
 use mode::Mode;
 use proof::ProofFile;
@@ -425,7 +427,7 @@ impl Sandbox {
                 self.python.executable.display()
             ))
         })?;
-        let outcome = self.wait(child, report)?;
+        let outcome = self.wait(child, report, self.timeout)?;
         self.record(outcome, started.elapsed(), &stdout, &stderr)
     }
 
@@ -629,7 +631,11 @@ impl Sandbox {
         let plan = ChildPlan {
             namespaces,
             folder: folder_c,
-            script: code.as_bytes().to_vec(),
+            files: vec![isolate::FolderFile {
+                name: c"main.py".to_owned(),
+                bytes: code.as_bytes().to_vec(),
+                mode: 0o600,
+            }],
             rlimits: case_spec::rlimits(&self.limits),
             cgroup,
             landlock,
@@ -649,11 +655,16 @@ impl Sandbox {
     }
 
     /// Waits for the case, killing it on timeout; returns how it ended.
-    fn wait(&self, mut child: Child, report: Option<File>) -> Result<Outcome, SandboxError> {
+    fn wait(
+        &self,
+        mut child: Child,
+        report: Option<File>,
+        timeout: Duration,
+    ) -> Result<Outcome, SandboxError> {
         let mut report = report.map(Report::new);
         let pid_one = report.as_mut().and_then(Report::pid_one);
         let waited = child
-            .wait_timeout(self.timeout)
+            .wait_timeout(timeout)
             .map_err(|e| error(format!("cannot wait for the program: {e}")))?;
         let (status, timed_out) = match waited {
             Some(status) => (status, false),

@@ -106,7 +106,10 @@ impl Session {
         let suite = variants::write_texts(&config, suite, unwritten_variants)?;
         announce(&config, &suite, &suite_settings, shard, out);
         let sandbox = Sandbox::new(&config.sandbox)?;
-        let shapes = check_shapes(&sandbox, &suite)?;
+        let languages = crate::execute::language::Languages {
+            shapes: check_shapes(&sandbox, &suite)?,
+            cpp: prepare_cpp(&config, &suite)?,
+        };
         if resume.is_none() {
             folder::ensure_writable(&config.result_dir)?;
         }
@@ -131,7 +134,7 @@ impl Session {
             // was 370 bytes a question (37 MB at 100,000).
             suite,
             sandbox,
-            shapes,
+            languages,
             journal,
             history_fitted: Default::default(),
             progress: crate::terminal::progress::Progress::new(
@@ -550,6 +553,27 @@ fn check_shapes(
         );
     }
     Ok(shapes)
+}
+
+/// The C++ side of the run; its toolchain made now when the suite has a
+/// C++ question, so a missing compiler stops the run before any case.
+fn prepare_cpp(config: &Config, suite: &Suite) -> Result<crate::execute::cpp::Cpp, SetupError> {
+    let cpp = crate::execute::cpp::Cpp::new(config.cpp.clone(), suite.threads.clone());
+    let cpp_questions = suite
+        .questions
+        .iter()
+        .filter(|q| q.code_language() == crate::suite::CodeLanguage::Cpp)
+        .count();
+    if cpp_questions > 0 {
+        let toolchain = cpp
+            .toolchain()
+            .map_err(|e| SetupError::Sandbox(e.clone()))?;
+        tracing::info!(
+            "{cpp_questions} C++ question(s): compiled by {} in the sandbox",
+            crate::execute::cpp::describe(toolchain)
+        );
+    }
+    Ok(cpp)
 }
 
 /// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no

@@ -12,9 +12,8 @@ use crate::ask::request::{self, CaseRequest};
 use crate::ask::snapshot::{SnapshotInfo, SnapshotStore};
 use crate::case::{ApiFailure, CaseId, CaseRecord, SnapshotState, Verdict};
 use crate::config::Config;
-use crate::execute::extract::{Source, extract};
-use crate::execute::judge::judge_question;
-use crate::execute::program;
+use crate::execute::extract::Source;
+use crate::execute::language::Languages;
 use crate::record::journal::Journal;
 use crate::sandbox::Sandbox;
 use crate::session::schedule::{Finished, TrialOutcome, Work};
@@ -53,8 +52,9 @@ pub struct Pipeline {
     /// `model` (the only one when that is `None`).
     pub models: Vec<ServedModel>,
     pub sandbox: Sandbox,
-    /// The shape of each entry-point question's text (checked once per run).
-    pub shapes: program::Shapes,
+    /// Each language's side: Python's question shapes (checked once per
+    /// run), C++'s toolchain.
+    pub languages: Languages,
     pub journal: Journal,
     /// Whether a case's history was shortened to fit the window (said once).
     pub history_fitted: std::sync::atomic::AtomicBool,
@@ -95,7 +95,7 @@ impl Pipeline {
             model.name(),
             self.suite
                 .system_prompt_for(prompt, model.config.llm.system_prompt.as_deref()),
-            &prompt.template,
+            &prompt.template_for(question),
             &question.question,
             history,
             case.sample_index(),
@@ -238,38 +238,40 @@ impl Pipeline {
             record.reply = Some(reply);
             return;
         }
-        let extracted = extract(&reply);
+        let question = &self.suite.questions[record.case.question - 1];
+        let extracted = self.languages.extract(question, &reply);
         // Which rule found the code decides what runs: logged, since a
         // wrong pick is a wrong verdict (extract.rs).
         tracing::debug!(case = %record.name, source = ?extracted.source, "code extracted");
-        let question = &self.suite.questions[record.case.question - 1];
         // What runs: the reply's code, completed for an entry point and
-        // followed by the question's tests (program.rs).
-        let code = extracted.code;
-        let runnable = program::runnable(question, &code, &self.shapes);
+        // followed by the question's tests or check (execute/language.rs).
+        let code = extracted.code.clone();
         record.reply = Some(reply);
-        match runnable.run(&self.sandbox) {
-            Ok(execution) => {
-                let judgement = judge_question(&execution, question);
+        let mut shown = None;
+        match self.languages.run(question, &code, &self.sandbox) {
+            Ok(ran) => {
+                let judgement = ran.judgement;
                 record.verdict = judgement.verdict;
                 record.actual = judgement.actual;
                 record.detail = judgement.detail;
-                record.exec_secs = round3(execution.duration_secs);
+                record.exec_secs = round3(ran.execution.duration_secs);
                 if record.verdict == Verdict::Timeout {
                     tracing::info!(
                         case = %record.name,
-                        "the program ran past [sandbox] timeout_secs ({} s) and was killed: \
-                         verdict timeout; if correct programs need longer on this machine, \
-                         raise [sandbox] timeout_secs",
+                        "the program ran past its time limit and was killed: verdict timeout \
+                         ({}); if correct programs need longer on this machine, raise [sandbox] \
+                         timeout_secs ({} s), or for a compiler [cpp] compile_timeout_secs",
+                        record.detail.as_deref().unwrap_or(""),
                         self.config.sandbox.timeout_secs
                     );
                 }
-                record.execution = Some(execution);
+                record.execution = Some(ran.execution);
+                shown = Some(ran.shown);
             }
             Err(e) => {
                 // The sandbox itself failed, not the program: the model is
                 // not to blame, so the case is in no accuracy.
-                tracing::error!(case = %record.name, "the sandbox could not run the program: {e}; check [sandbox] in harness.toml");
+                tracing::error!(case = %record.name, "the sandbox could not run the program: {e}; check [sandbox] (and for C++ [cpp]) in harness.toml");
                 record.verdict = Verdict::NotEvaluated;
                 record.detail = Some(format!("the sandbox could not run the program: {e}"));
             }
@@ -283,7 +285,7 @@ impl Pipeline {
                 None => note.to_string(),
             });
         }
-        record.program = (runnable.shown != code).then_some(runnable.shown);
+        record.program = shown.filter(|shown| *shown != code);
         record.code = Some(code);
     }
 }

@@ -1,0 +1,70 @@
+// prompteval's main for ParEval problems (serial and OpenMP), in place of
+// ParEval's drivers/cpp/models/{serial,omp}-driver.cc. It calls the
+// problem's init() and validate() as ParEval's main does, once per process,
+// at the thread count given as its only argument (omp_set_num_threads, as
+// ParEval's omp driver does), and proves that validate() returned.
+//
+// The proof: the harness hands the process, on fd 0, a file whose first 32
+// bytes are a secret. A .preinit_array function of this object (linked
+// before the problem's, so it runs before any constructor of the
+// candidate's) takes the secret and overwrites it with zeros. After
+// validate() has returned, main writes the secret, the thread count and the
+// result at offset 64. Printing "Validation: PASS", exiting early (exit,
+// _exit, quick_exit, a signal handler, std::terminate) or never returning
+// leaves no record, so none of them can pass.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#if defined(USE_OMP)
+#include <omp.h>
+#endif
+
+class Context;
+extern "C++" {
+Context *init();
+bool validate(Context *ctx);
+void destroy(Context *ctx);
+}
+
+namespace {
+unsigned char secret[32];
+bool secret_taken = false;
+
+void take_secret(int, char **, char **) {
+    static const unsigned char zeros[sizeof secret] = {0};
+    if (pread(0, secret, sizeof secret, 0) == (ssize_t)sizeof secret &&
+        pwrite(0, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros) {
+        secret_taken = true;
+    }
+}
+}  // namespace
+
+__attribute__((section(".preinit_array"), used)) static void (*const prompteval_take_secret)(
+    int, char **, char **) = take_secret;
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s THREADS\n", argv[0]);
+        return 2;
+    }
+    const int threads = atoi(argv[1]);
+#if defined(USE_OMP)
+    omp_set_num_threads(threads);
+#endif
+    Context *ctx = init();
+    const bool valid = validate(ctx);
+    unsigned char record[48] = {0};
+    memcpy(record, secret, sizeof secret);
+    memcpy(record + 32, "PEV1", 4);
+    record[36] = valid ? 1 : 0;
+    memcpy(record + 40, &threads, sizeof threads);
+    if (secret_taken) {
+        // Nothing to do when it fails: no record is no pass.
+        (void)!pwrite(0, record, sizeof record, 64);
+    }
+    printf("Validation: %s\n", valid ? "PASS" : "FAIL");
+    fflush(stdout);
+    destroy(ctx);
+    return 0;
+}

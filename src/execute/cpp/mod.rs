@@ -1,0 +1,341 @@
+//! C++ questions: the candidate source (assemble.rs), compiled in the
+//! sandbox by g++ under the compiler's limits, then run in the sandbox
+//! under `[sandbox]`'s:
+//!
+//! - a ParEval question builds the problem's `cpu.cc` with the candidate
+//!   where it includes `generated-code.hpp`, linked with the project's
+//!   driver `main` (driver.cc), and runs it once per thread count: correct
+//!   only when `validate()` returned true at every one, proven by the
+//!   driver's record (never by what the program prints);
+//! - any other C++ question is a whole program, judged by its stdout as a
+//!   Python program's is.
+
+pub mod assemble;
+mod toolchain;
+mod verdict;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write as _;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::case::{ExecutionRecord, Verdict};
+use crate::config::CppConfig;
+use crate::sandbox::{CaseFile, Launch, LaunchLimits, Sandbox, SandboxError};
+use crate::suite::{ParEvalCheck, ParallelModel, Question};
+
+use super::judge::Judgement;
+use super::language::Ran;
+pub use toolchain::Toolchain;
+use verdict::{ThreadRun, compile_failure, thread_verdict};
+
+/// The C++ side of a run: its settings and the toolchain, prepared when
+/// the first C++ case needs it.
+pub struct Cpp {
+    config: CppConfig,
+    /// The suite's `settings.threads`.
+    suite_threads: Option<Vec<u32>>,
+    toolchain: OnceLock<Result<Toolchain, String>>,
+}
+
+/// The program's name in its case folder.
+const PROGRAM: &str = "prog";
+
+impl Cpp {
+    pub fn new(config: CppConfig, suite_threads: Option<Vec<u32>>) -> Cpp {
+        Cpp {
+            config,
+            suite_threads,
+            toolchain: OnceLock::new(),
+        }
+    }
+
+    /// The toolchain, prepared on first use; why not, when it cannot be.
+    pub fn toolchain(&self) -> Result<&Toolchain, SandboxError> {
+        self.toolchain
+            .get_or_init(|| Toolchain::prepare(&self.config.compiler))
+            .as_ref()
+            .map_err(|why| SandboxError {
+                message: why.clone(),
+            })
+    }
+
+    /// The thread counts `check` runs at (serial: once).
+    pub fn threads(&self, check: &ParEvalCheck) -> Vec<u32> {
+        match check.parallelism_model {
+            ParallelModel::Serial => vec![1],
+            ParallelModel::Omp => check
+                .threads
+                .clone()
+                .or_else(|| self.suite_threads.clone())
+                .unwrap_or_else(|| self.config.threads.clone()),
+        }
+    }
+
+    /// Builds and runs `code` (the reply's) for `question`; an error only
+    /// when the harness could not do its part.
+    pub fn run(
+        &self,
+        question: &Question,
+        code: &str,
+        sandbox: &Sandbox,
+    ) -> Result<Ran, SandboxError> {
+        let toolchain = self.toolchain()?;
+        let shown = assemble::candidate(question, code);
+        let source_name = format!("question_{}.cpp", question.index);
+        let built = self.compile(toolchain, question, &source_name, &shown, sandbox)?;
+        let (program, compiled) = match built {
+            Build::Built { program, execution } => (program, execution),
+            Build::Failed(execution) => {
+                let judgement = compile_failure(&execution, &self.config);
+                return Ok(Ran {
+                    shown,
+                    execution,
+                    judgement,
+                });
+            }
+        };
+        let (execution, judgement) = match &question.pareval {
+            Some(check) => self.validate(check, &program, sandbox)?,
+            None => {
+                let execution = run_program(sandbox, &program, &[], None)?;
+                let judgement = super::judge::judge_output(&execution, question);
+                (execution, judgement)
+            }
+        };
+        let execution = ExecutionRecord {
+            duration_secs: compiled.duration_secs + execution.duration_secs,
+            ..execution
+        };
+        Ok(Ran {
+            shown,
+            execution,
+            judgement,
+        })
+    }
+
+    /// Compiles the case in the sandbox: the program's bytes, or how the
+    /// compiler failed.
+    fn compile(
+        &self,
+        toolchain: &Toolchain,
+        question: &Question,
+        source_name: &str,
+        candidate: &str,
+        sandbox: &Sandbox,
+    ) -> Result<Build, SandboxError> {
+        let generated = format!("#include \"{source_name}\"\n");
+        let mut files = vec![CaseFile {
+            name: source_name,
+            bytes: candidate.as_bytes(),
+            executable: false,
+        }];
+        let mut args: Vec<OsString> = Vec::new();
+        match &question.pareval {
+            Some(check) => {
+                files.push(CaseFile {
+                    name: "generated-code.hpp",
+                    bytes: generated.as_bytes(),
+                    executable: false,
+                });
+                files.push(CaseFile {
+                    name: "baseline.hpp",
+                    bytes: check.baseline.as_bytes(),
+                    executable: false,
+                });
+                files.push(CaseFile {
+                    name: "cpu.cc",
+                    bytes: check.driver.as_bytes(),
+                    executable: false,
+                });
+                args.extend(
+                    toolchain::model_flags(check.parallelism_model)
+                        .iter()
+                        .map(OsString::from),
+                );
+                args.push(format!("-DDRIVER_PROBLEM_SIZE={}", check.problem_size).into());
+                args.push("-I.".into());
+                args.push(format!("-I{}", toolchain.folder().display()).into());
+                args.push("-pipe".into());
+                // The driver first: its .preinit_array entry runs before
+                // anything of the problem's object (driver.cc).
+                args.push(toolchain.driver_object(check.parallelism_model).into());
+                args.push("cpu.cc".into());
+            }
+            None => {
+                args.extend(["-std=c++17", "-O2", "-fopenmp", "-pipe"].map(OsString::from));
+                args.push(source_name.into());
+            }
+        }
+        args.push("-o".into());
+        args.push(PROGRAM.into());
+        let timeout = Duration::from_secs_f64(self.config.compile_timeout_secs);
+        let launched = sandbox.launch(&Launch {
+            executable: &toolchain.compiler,
+            args: &args,
+            files: &files,
+            read: &[toolchain.folder().to_path_buf()],
+            stdin: None,
+            limits: LaunchLimits {
+                timeout: Some(timeout),
+                memory_mb: Some(self.config.compile_memory_mb),
+                cpu_secs: Some(timeout.as_secs().saturating_add(1)),
+            },
+            keep_folder: true,
+        })?;
+        let execution = launched.execution;
+        let built = launched
+            .folder
+            .as_ref()
+            .map(|f| f.path().join(PROGRAM))
+            .filter(|_| execution.exit_code == Some(0) && !execution.timed_out);
+        match built.map(std::fs::read) {
+            Some(Ok(program)) => Ok(Build::Built { program, execution }),
+            Some(Err(e)) => Err(SandboxError {
+                message: format!("the compiler exited 0 but its program cannot be read: {e}"),
+            }),
+            None => Ok(Build::Failed(execution)),
+        }
+    }
+
+    /// Runs a ParEval program at each thread count, in order, stopping at
+    /// the first that does not pass (as ParEval's early exit does).
+    fn validate(
+        &self,
+        check: &ParEvalCheck,
+        program: &[u8],
+        sandbox: &Sandbox,
+    ) -> Result<(ExecutionRecord, Judgement), SandboxError> {
+        let threads = self.threads(check);
+        let mut total = 0.0;
+        let mut last = None;
+        for &t in &threads {
+            let proof = ProofFile::new()?;
+            let arg = [OsString::from(t.to_string())];
+            let execution = run_program(sandbox, program, &arg, Some(&proof.file))?;
+            total += execution.duration_secs;
+            let run = ThreadRun {
+                threads: t,
+                record: proof.record()?,
+                execution: &execution,
+                serial: check.parallelism_model == ParallelModel::Serial,
+            };
+            if let Some(judgement) = thread_verdict(&run) {
+                let execution = ExecutionRecord {
+                    duration_secs: total,
+                    ..execution
+                };
+                return Ok((execution, judgement));
+            }
+            last = Some(execution);
+        }
+        let execution = last.ok_or_else(|| SandboxError {
+            message: "no thread count to run at ([cpp] threads is empty)".into(),
+        })?;
+        let judgement = Judgement {
+            verdict: Verdict::Correct,
+            actual: super::judge::normalise(&execution.stdout),
+            detail: None,
+        };
+        Ok((
+            ExecutionRecord {
+                duration_secs: total,
+                ..execution
+            },
+            judgement,
+        ))
+    }
+}
+
+enum Build {
+    Built {
+        program: Vec<u8>,
+        execution: ExecutionRecord,
+    },
+    Failed(ExecutionRecord),
+}
+
+/// Runs the compiled program in a case folder of its own.
+fn run_program(
+    sandbox: &Sandbox,
+    program: &[u8],
+    args: &[OsString],
+    stdin: Option<&File>,
+) -> Result<ExecutionRecord, SandboxError> {
+    let executable = PathBuf::from(format!("./{PROGRAM}"));
+    let launched = sandbox.launch(&Launch {
+        executable: &executable,
+        args,
+        files: &[CaseFile {
+            name: PROGRAM,
+            bytes: program,
+            executable: true,
+        }],
+        read: &[],
+        stdin,
+        limits: LaunchLimits::default(),
+        keep_folder: false,
+    })?;
+    Ok(launched.execution)
+}
+
+/// The driver's proof file (driver.cc): a secret the driver takes at its
+/// start, and where it writes its record once `validate()` has returned.
+struct ProofFile {
+    file: File,
+    secret: [u8; SECRET],
+}
+
+const SECRET: usize = 32;
+const RECORD_AT: u64 = 64;
+const RECORD: usize = 48;
+
+/// What the driver recorded after `validate()` returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriverRecord {
+    pub valid: bool,
+    pub threads: u32,
+}
+
+impl ProofFile {
+    fn new() -> Result<ProofFile, SandboxError> {
+        let fail = |e: std::io::Error| SandboxError {
+            message: format!("cannot make the driver's proof file: {e}"),
+        };
+        let mut secret = [0u8; SECRET];
+        rustix::rand::getrandom(&mut secret, rustix::rand::GetRandomFlags::empty())
+            .map_err(|e| fail(e.into()))?;
+        let mut file = File::from(
+            rustix::fs::memfd_create("prompteval-proof", rustix::fs::MemfdFlags::CLOEXEC)
+                .map_err(|e| fail(e.into()))?,
+        );
+        file.write_all(&secret).map_err(fail)?;
+        file.write_all(&[0u8; 128 - SECRET]).map_err(fail)?;
+        Ok(ProofFile { file, secret })
+    }
+
+    /// The driver's record, when one with this file's secret is there.
+    fn record(&self) -> Result<Option<DriverRecord>, SandboxError> {
+        let mut record = [0u8; RECORD];
+        self.file
+            .read_exact_at(&mut record, RECORD_AT)
+            .map_err(|e| SandboxError {
+                message: format!("cannot read the driver's proof file: {e}"),
+            })?;
+        if record[..SECRET] != self.secret || &record[32..36] != b"PEV1" {
+            return Ok(None);
+        }
+        Ok(Some(DriverRecord {
+            valid: record[36] == 1,
+            threads: u32::from_ne_bytes([record[40], record[41], record[42], record[43]]),
+        }))
+    }
+}
+
+/// The compiler a run uses, for the report.
+pub fn describe(toolchain: &Toolchain) -> String {
+    format!("{} ({})", toolchain.compiler.display(), toolchain.version)
+}
