@@ -1,6 +1,6 @@
 //! A run's results as the files and views a person or a CI reads:
 //! [`render`] turns `crate::results` (computed by `crate::analysis`) into
-//! text, tables, markdown, JUnit, CSV, JSON, `.py` files and HTML, and
+//! text, tables, markdown, JUnit, CSV, JSON, `.py`/`.cpp` files and HTML, and
 //! [`write`](mod@write) streams each model's journal once and writes every file once.
 //! Imports run one way: results <- analysis <- render <- write.
 

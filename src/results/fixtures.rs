@@ -1,5 +1,5 @@
-//! Realistic records for the report's unit tests: the spec's three
-//! questions under three prompts.
+//! Realistic records for the report's tests: the spec's three questions
+//! under three prompts. Public for tests/report.rs, not part of the API.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use crate::case::{ApiFailure, CaseId, CaseRecord, ExecutionRecord, Verdict};
 
 use super::run_info::RunInfo;
 
-pub(crate) const QUESTIONS: [(&str, &str, &str); 3] = [
+pub const QUESTIONS: [(&str, &str, &str); 3] = [
     (
         "q1_two_sum",
         "實作Two Sum演算法：給定一個整數陣列nums=[2,7,11,15]和目標值target=9，找出陣列中兩個數字的索引，使得這兩個數字相加等於目標值。請實作函式並測試：nums=[2,7,11,15], target=9，輸出結果。",
@@ -25,7 +25,7 @@ pub(crate) const QUESTIONS: [(&str, &str, &str); 3] = [
     ),
 ];
 
-pub(crate) fn template(prompt: &str) -> String {
+pub fn template(prompt: &str) -> String {
     match prompt {
         "prompt1" => {
             "你是專業的程式設計師，請根據以下問題寫出完整的Python程式碼：{question}".into()
@@ -35,7 +35,7 @@ pub(crate) fn template(prompt: &str) -> String {
     }
 }
 
-pub(crate) fn info(rounds: u32) -> RunInfo {
+pub fn info(rounds: u32) -> RunInfo {
     let prompts = ["prompt1", "prompt2", "prompt3"]
         .map(|p| (p.to_string(), template(p)))
         .to_vec();
@@ -89,7 +89,7 @@ fn code_for(question: usize) -> &'static str {
 }
 
 /// One finished case with fields consistent with its verdict.
-pub(crate) fn record(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
+pub fn record(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
     let (question_id, text, expected) = QUESTIONS[(question - 1) % QUESTIONS.len()];
     let code = code_for(question);
     let reply = format!("Here is the solution:\n```python\n{code}```\n");
@@ -207,7 +207,7 @@ fn set_output(rec: &mut CaseRecord, stdout: &str, stderr: &str, exit_code: Optio
 
 /// prompt1 2/3 (wrong answer on q3), prompt2 3/3, prompt3 1/3 (syntax
 /// error on q2, API timeout on q3).
-pub(crate) fn three_by_three() -> Vec<CaseRecord> {
+pub fn three_by_three() -> Vec<CaseRecord> {
     use Verdict::*;
     let plan = [
         ("prompt1", [Correct, Correct, WrongAnswer]),
@@ -225,11 +225,11 @@ pub(crate) fn three_by_three() -> Vec<CaseRecord> {
 }
 
 /// A reply written to break out of every format the report writes.
-pub(crate) const HOSTILE: &str = "</script><script>alert(1)</script>\n<img src=x onerror=alert(2)>\n<a href=\"javascript:alert(3)\">click</a>\r\nline after CR\rhidden\n\"\"\" unterminated ''' string\n# coding: zzz\n\0nul\n\\";
+pub const HOSTILE: &str = "</script><script>alert(1)</script>\n<img src=x onerror=alert(2)>\n<a href=\"javascript:alert(3)\">click</a>\r\nline after CR\rhidden\n\"\"\" unterminated ''' string\n# coding: zzz\n\0nul\n\\";
 
 /// A record of question `question` with its own id (`q<question>`), for a
 /// run larger than the three questions.
-pub(crate) fn numbered(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
+pub fn numbered(prompt: &str, question: usize, round: u32, verdict: Verdict) -> CaseRecord {
     let mut rec = record(prompt, 1, round, verdict);
     rec.case.question = question;
     rec.case.question_id = format!("q{question}").into();

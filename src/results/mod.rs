@@ -6,8 +6,8 @@
 //! `crate::report` renders and writes them.
 
 pub mod figures;
-#[cfg(test)]
-pub(crate) mod fixtures;
+#[doc(hidden)]
+pub mod fixtures;
 pub(crate) mod groups;
 pub mod run_folder;
 pub mod run_info;

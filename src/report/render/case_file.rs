@@ -314,95 +314,8 @@ mod tests {
     use super::*;
     use crate::case::Verdict::*;
     use crate::config::Language;
-    use crate::report::write_all;
-    use crate::results::fixtures::{HOSTILE, info, record, three_by_three};
+    use crate::results::fixtures::record;
     use crate::suite::CodeLanguage::{Cpp, Python};
-
-    /// Parses with the real interpreter, as a user opening the file would.
-    fn assert_python_parses(path: &Path) {
-        let output = std::process::Command::new("python3")
-            .arg("-c")
-            // The text parse is what an editor or linter does; compiling the
-            // bytes also honours PEP 263 cookies and NUL checks, as `python3 f.py` does.
-            .arg(
-                "import ast,sys; ast.parse(open(sys.argv[1], encoding='utf-8').read()); \
-                 compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
-            )
-            .arg(path)
-            .output()
-            .expect("python3 runs");
-        assert!(
-            output.status.success(),
-            "{} does not parse:\n{}\n--- file ---\n{}",
-            path.display(),
-            String::from_utf8_lossy(&output.stderr),
-            std::fs::read_to_string(path).unwrap_or_default()
-        );
-    }
-
-    /// Compiles the file as C++ (syntax only), as a user building it would.
-    fn assert_cpp_compiles(path: &Path) {
-        let output = std::process::Command::new("g++")
-            .args(["-fsyntax-only", "-x", "c++"])
-            .arg(path)
-            .output()
-            .expect("g++ runs");
-        assert!(
-            output.status.success(),
-            "{} does not compile:\n{}\n--- file ---\n{}",
-            path.display(),
-            String::from_utf8_lossy(&output.stderr),
-            std::fs::read_to_string(path).unwrap_or_default()
-        );
-    }
-
-    #[test]
-    fn a_cpp_case_is_a_cpp_file_commented_with_slashes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut info = info(1);
-        info.code_languages.insert("q1_two_sum".into(), Cpp);
-        let cpp =
-            "#include <cstdio>\nint main() {\n    std::printf(\"[0, 1]\\n\");\n    return 0;\n}\n";
-        let mut passed = record("prompt1", 1, 1, Correct);
-        passed.code = Some(cpp.into());
-        let mut broken = record("prompt2", 1, 1, SyntaxError);
-        broken.code = Some("int main( {\n  return */ 0;\n".into());
-        for rec in [&mut passed, &mut broken] {
-            rec.reply = Some(HOSTILE.into());
-            // A `\` ending a `//` line joins the next line to the comment.
-            rec.expected = HOSTILE.into();
-            rec.detail = Some(HOSTILE.into());
-        }
-        let records = [passed, broken, record("prompt3", 2, 1, Correct)];
-        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
-        assert_eq!(written.case_files, 3);
-        assert!(!dir.path().join("prompt1/question_1.py").exists());
-        assert!(
-            dir.path().join("prompt3/question_2.py").is_file(),
-            "q2 is Python"
-        );
-        let read = |rel: &str| std::fs::read_to_string(dir.path().join(rel)).expect(rel);
-        let text = read("prompt1/question_1.cpp");
-        assert!(text.starts_with(
-            "// ==========================================\n// Prompt Name: prompt1\n// Question 1: "
-        ));
-        assert!(text.contains("\n// Status: ✅ PASSED\n"));
-        assert!(
-            text.contains(&format!("\n\n{cpp}\n")),
-            "compiled code stays code"
-        );
-        assert!(
-            !text
-                .lines()
-                .any(|l| l.starts_with('#') && !l.starts_with("#include"))
-        );
-        assert!(read("prompt2/question_1.cpp").contains(
-            "\n// (code commented out: the C++ compiler could not compile it)\n// int main( {\n"
-        ));
-        for rel in ["prompt1/question_1.cpp", "prompt2/question_1.cpp"] {
-            assert_cpp_compiles(&dir.path().join(rel));
-        }
-    }
 
     #[test]
     fn header_follows_the_spec_lines() {
@@ -469,57 +382,6 @@ mod tests {
         assert_eq!(
             case_file_name(&record("p", 3, 2, Correct), Cpp),
             "question_3_round_2.cpp"
-        );
-    }
-
-    #[test]
-    fn every_file_parses_even_with_hostile_text() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut records = three_by_three();
-        for (i, rec) in records.iter_mut().enumerate() {
-            rec.reply = Some(HOSTILE.to_string());
-            rec.expected = format!("{HOSTILE}{i}");
-            rec.actual = HOSTILE.to_string();
-            rec.question = HOSTILE.to_string();
-            rec.system_prompt = Some(HOSTILE.to_string());
-            rec.prompt = HOSTILE.to_string();
-            rec.detail = Some(HOSTILE.to_string());
-            if let Some(exec) = rec.execution.as_mut() {
-                exec.stdout = HOSTILE.to_string();
-                exec.stderr.push_str(HOSTILE);
-            }
-        }
-        // Code that does not parse must not leak out of its comments.
-        records[1].code = Some("print('''unterminated\r\"\"\"".into());
-        records[1].verdict = SyntaxError;
-        records[3].verdict = RuntimeError;
-        records[0].code = Some("x = 1\r\nprint(x)\rprint('\"\"\"')".into());
-        records[0].case.prompt = "prompt1".into();
-        let mut info = info(1);
-        info.prompts[0].0 = "prompt1".into();
-        let mut odd = record("coding: zzz", 1, 1, Correct);
-        odd.reply = Some(HOSTILE.into());
-        records.push(odd);
-        let (_, written) = write_all(dir.path(), &info, &records).expect("written");
-        assert_eq!(written.case_files, 10);
-        let files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
-            .expect("run folder")
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir() && e.file_name() != "report")
-            .flat_map(|d| std::fs::read_dir(d.path()).expect("prompt folder"))
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "py"))
-            .collect();
-        assert_eq!(files.len(), 10, "{files:?}");
-        for path in &files {
-            assert_python_parses(path);
-            let text = std::fs::read_to_string(path).expect("file");
-            assert!(!text.contains('\r'), "{}", path.display());
-        }
-        let first = std::fs::read_to_string(dir.path().join("prompt1/question_1.py")).expect("q1");
-        assert!(
-            first.contains("\nx = 1\nprint(x)\nprint('\"\"\"')\n"),
-            "compiled code stays code"
         );
     }
 }

@@ -127,3 +127,8 @@ pub(crate) fn figure(value: Option<f64>) -> String {
 pub(crate) fn interval(value: Option<[f64; 2]>) -> String {
     value.map_or_else(|| "[-]".into(), |[lo, hi]| format!("[{lo:.2}, {hi:.2}]"))
 }
+
+/// A figure with its interval: `0.42 [0.30, 0.55]`.
+pub(crate) fn with_interval(value: Option<f64>, range: Option<[f64; 2]>) -> String {
+    format!("{} {}", figure(value), interval(range))
+}

@@ -8,7 +8,8 @@
 //! <run_dir>/quick_view.html              self-contained, escaped, CSP-locked
 //! <run_dir>/report/cases/<prompt>/<verdict>-<n>.html   its pages of cases
 //! <run_dir>/report/matrix/<n>.html       its matrix beyond the first rows
-//! <run_dir>/<prompt>/question_N.py       round 1 (and single-round runs)
+//! <run_dir>/<prompt>/question_N.py       round 1 (and single-round runs);
+//!                                        `.cpp` for a C++ question
 //! <run_dir>/<prompt>/question_N_round_R.py   rounds R > 1
 //! <run_dir>/report/detailed_report.json  run info + every record
 //! <run_dir>/report/summary.csv           one row per prompt
@@ -54,7 +55,7 @@ pub struct Written {
     pub junit_xml: PathBuf,
     /// report/partial_order.csv, in a run of prompt variants.
     pub partial_order_csv: Option<PathBuf>,
-    /// How many `<prompt>/question_N[_round_R].py` files were written
+    /// How many `<prompt>/question_N[_round_R].py` (or `.cpp`) files were written
     /// (counted, not listed: a list held every path of a large run).
     pub case_files: usize,
 }
@@ -253,7 +254,7 @@ impl PerCaseFiles {
     /// each case's `.py` file go to threads of their own: creating a
     /// thousand files is mostly inode allocation, and the run's other cores
     /// are idle by now. The channels are bounded, so at most a few records
-    /// are held at once. Returns the `.py` files written.
+    /// are held at once. Returns the case files written.
     fn stream(
         &mut self,
         run_dir: &Path,
@@ -320,7 +321,7 @@ impl PerCaseFiles {
             drop(to_pages);
             let files = writer
                 .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the .py writer panicked")));
+                .unwrap_or_else(|_| Err(std::io::Error::other("the case files' writer panicked")));
             let rendered = renderer.join().unwrap_or_else(|_| {
                 Err(std::io::Error::other("the case pages' renderer panicked"))
             });
@@ -338,47 +339,5 @@ impl PerCaseFiles {
         html::quick_view::write(&self.paths.quick_view, info, summary, &index)?;
         self.junit.finish(&self.paths.junit_xml)?;
         Ok(self.paths)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::render::table::model_table;
-    use crate::results::fixtures::{info, three_by_three};
-
-    #[test]
-    fn write_all_writes_the_spec_layout_beside_the_journal() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (summary, written) =
-            write_all(dir.path(), &info(1), &three_by_three()).expect("written");
-        if let Ok(keep) = std::env::var("PROMPTEVAL_KEEP_REPORT") {
-            let _ = std::fs::remove_dir_all(&keep);
-            let _ = std::process::Command::new("cp")
-                .args(["-r"])
-                .arg(dir.path())
-                .arg(&keep)
-                .status();
-            println!("{}", model_table(&summary, Labels::of(info(1).language)));
-        }
-        for rel in [
-            "summary.json",
-            "quick_view.html",
-            "report/detailed_report.json",
-            "report/summary.csv",
-            "report/cases.csv",
-            "prompt1/question_1.py",
-            "prompt3/question_3.py",
-        ] {
-            assert!(dir.path().join(rel).is_file(), "{rel} missing");
-        }
-        assert_eq!(written.case_files, 9);
-        assert_eq!(written.summary_json, dir.path().join("summary.json"));
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("report"))
-            .expect("report dir")
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-            .collect();
-        assert!(leftovers.is_empty(), "temp files left behind");
     }
 }

@@ -9,17 +9,15 @@
 
 use std::path::Path;
 
-use minijinja::Environment;
 use serde::Serialize;
 
+use super::templates::MODELS_VIEW;
 use crate::language::report as words;
 use crate::report::render::Labels;
-use crate::report::render::text::{best_names, figure, interval, versus_text};
+use crate::report::render::text::{best_names, versus_text, with_interval};
 use crate::results::run_folder::write_derived;
 use crate::results::{ModelsSummary, RunInfo, Summary};
 
-const TEMPLATE_NAME: &str = "models_view.html";
-const TEMPLATE: &str = include_str!("models_view.html");
 /// One colour per model's line, in the run's order (then repeated).
 const COLOURS: [&str; 6] = [
     "#0969da", "#bc4c00", "#1a7f37", "#8250df", "#cf222e", "#57606a",
@@ -143,13 +141,7 @@ pub(crate) fn write(
     summary: &ModelsSummary,
     dirs: &[String],
 ) -> std::io::Result<()> {
-    let page = page(info, summary, dirs);
-    let mut env = Environment::new();
-    let html = env
-        .add_template(TEMPLATE_NAME, TEMPLATE)
-        .and_then(|()| env.get_template(TEMPLATE_NAME))
-        .and_then(|t| t.render(&page))
-        .map_err(std::io::Error::other)?;
+    let html = super::templates::render(MODELS_VIEW, page(info, summary, dirs))?;
     write_derived(path, html.as_bytes())
 }
 
@@ -220,16 +212,8 @@ fn transfer(summary: &ModelsSummary) -> Vec<TransferLine> {
         .map(|t| TransferLine {
             a: t.model_a.clone(),
             b: t.model_b.clone(),
-            tau: format!(
-                "{} {}",
-                figure(t.kendall_tau_b),
-                interval(t.kendall_tau_b_interval)
-            ),
-            rho: format!(
-                "{} {}",
-                figure(t.spearman_rho),
-                interval(t.spearman_rho_interval)
-            ),
+            tau: with_interval(t.kendall_tau_b, t.kendall_tau_b_interval),
+            rho: with_interval(t.spearman_rho, t.spearman_rho_interval),
             flips: t
                 .flips
                 .iter()
@@ -301,34 +285,22 @@ fn robustness(summary: &ModelsSummary) -> Vec<RobustnessView> {
             let r = m.robustness.as_ref().filter(|r| r.prompts > 1)?;
             let pass1 = |k: &std::collections::BTreeMap<String, f64>,
                          i: &std::collections::BTreeMap<String, [f64; 2]>| {
-                format!(
-                    "{} {}",
-                    figure(k.get("pass@1").copied()),
-                    interval(i.get("pass@1").copied())
-                )
+                with_interval(k.get("pass@1").copied(), i.get("pass@1").copied())
             };
             Some(RobustnessView {
                 model: model.clone(),
-                spread: format!(
-                    "{} {}",
-                    figure(r.mean_spread),
-                    interval(r.mean_spread_interval)
-                ),
+                spread: with_interval(r.mean_spread, r.mean_spread_interval),
                 robust: format!(
                     "pass@1 {}",
                     pass1(&r.robust_pass_at_k, &r.robust_pass_at_k_interval)
                 ),
-                sensitivity: format!(
-                    "{} {}",
-                    figure(r.mean_sensitivity),
-                    interval(r.mean_sensitivity_interval)
-                ),
+                sensitivity: with_interval(r.mean_sensitivity, r.mean_sensitivity_interval),
                 questions: r
                     .questions
                     .iter()
                     .map(|q| QuestionView {
                         id: q.question.clone(),
-                        spread: format!("{} {}", figure(q.spread), interval(q.spread_interval)),
+                        spread: with_interval(q.spread, q.spread_interval),
                         extremes: match (&q.lowest, &q.highest) {
                             (Some(lo), Some(hi)) => format!(
                                 "{} {:.2} / {} {:.2}",
@@ -337,11 +309,7 @@ fn robustness(summary: &ModelsSummary) -> Vec<RobustnessView> {
                             _ => "-".into(),
                         },
                         robust: pass1(&q.robust_pass_at_k, &q.robust_pass_at_k_interval),
-                        sensitivity: format!(
-                            "{} {}",
-                            figure(q.sensitivity),
-                            interval(q.sensitivity_interval)
-                        ),
+                        sensitivity: with_interval(q.sensitivity, q.sensitivity_interval),
                     })
                     .collect(),
             })

@@ -17,12 +17,15 @@ pub(super) const CASE_PAGE: &str = "case_page.html";
 pub(super) const CASE_PARTS: &str = "case_parts.html";
 /// A page of the questions x prompts matrix beyond the quick view's rows.
 pub(super) const MATRIX_PAGE: &str = "matrix_page.html";
+/// A multi-model run's quick_view.html (it runs no script).
+pub(super) const MODELS_VIEW: &str = "models_view.html";
 
-const SOURCES: [(&str, &str); 6] = [
+const SOURCES: [(&str, &str); 7] = [
     (QUICK_VIEW, include_str!("quick_view.html")),
     (CASE_PAGE, include_str!("case_page.html")),
     (CASE_PARTS, include_str!("case_parts.html")),
     (MATRIX_PAGE, include_str!("matrix_page.html")),
+    (MODELS_VIEW, include_str!("models_view.html")),
     // The matrix's table, shared by the quick view and the matrix pages.
     ("matrix_parts.html", include_str!("matrix_parts.html")),
     // One stylesheet for every page; not HTML, so included unescaped.
