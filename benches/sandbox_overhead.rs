@@ -20,6 +20,7 @@ use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
@@ -57,13 +58,13 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
     let config = SandboxConfig::default();
-    let sandbox = Sandbox::new(&config).expect("sandbox");
+    let sandbox = Sandbox::new(&config, &RUNTIME).expect("sandbox");
     assert!(sandbox.warm(), "{}", sandbox.isolation().environment);
     let fresh_config = SandboxConfig {
         warm: false,
         ..SandboxConfig::default()
     };
-    let fresh = Sandbox::new(&fresh_config).expect("sandbox");
+    let fresh = Sandbox::new(&fresh_config, &RUNTIME).expect("sandbox");
     let real = sandbox.python().to_path_buf();
     let named = which(&config.python);
 
@@ -77,7 +78,7 @@ fn main() {
         let e = fresh.run("print(1)\n").expect("runs");
         assert_eq!(e.stdout.trim(), "1");
     });
-    let per_case = Sandbox::without_fork_server(&config).expect("sandbox");
+    let per_case = Sandbox::without_fork_server(&config, &RUNTIME).expect("sandbox");
     let forked = time(runs, || {
         let e = per_case.run("print(1)\n").expect("runs");
         assert_eq!(e.stdout.trim(), "1");

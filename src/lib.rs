@@ -17,7 +17,8 @@
 //!             snapshot ─► backend (ollama, openai, replay) ─► reply
 //! sandbox/    untrusted code ─► a process with limits (namespaces, landlock,
 //!             rlimits, cgroup; fork server, warm interpreter) ─► its exit
-//! execute/    reply ─► extract ─► program ─► sandbox ─► judge ─► verdict
+//! execute/    reply ─► extract ─► program ─► sandbox ─► judge ─► verdict;
+//!             python/: what runs inside the sandbox's interpreter
 //! record/     verdict ─► journal (one JSON line per case)
 //! results/    what a run's results are, as data: run_info.json,
 //!             summary.json, the figures' shapes, the run folder's files

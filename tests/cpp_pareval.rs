@@ -7,16 +7,20 @@ use prompteval::case::Verdict;
 use prompteval::config::{CppConfig, SandboxConfig};
 use prompteval::execute::cpp::Cpp;
 use prompteval::execute::language::Ran;
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
 
 fn sandbox() -> &'static Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
     SANDBOX.get_or_init(|| {
-        Sandbox::new(&SandboxConfig {
-            timeout_secs: 5.0,
-            ..SandboxConfig::default()
-        })
+        Sandbox::new(
+            &SandboxConfig {
+                timeout_secs: 5.0,
+                ..SandboxConfig::default()
+            },
+            &RUNTIME,
+        )
         .expect("sandbox")
     })
 }

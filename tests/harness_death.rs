@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use prompteval::config::SandboxConfig;
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 
 const ROLE: &str = "PROMPTEVAL_TEST_HARNESS_ROLE";
@@ -21,11 +22,14 @@ const ROLE: &str = "PROMPTEVAL_TEST_HARNESS_ROLE";
 const PROGRAM: &str = "import os, sys, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nprint('running', flush=True)\ntime.sleep(60)\n";
 
 fn harness(warm: bool) {
-    let sandbox = Sandbox::new(&SandboxConfig {
-        timeout_secs: 120.0,
-        warm,
-        ..SandboxConfig::default()
-    })
+    let sandbox = Sandbox::new(
+        &SandboxConfig {
+            timeout_secs: 120.0,
+            warm,
+            ..SandboxConfig::default()
+        },
+        &RUNTIME,
+    )
     .expect("sandbox");
     assert_eq!(sandbox.warm(), warm, "{:?}", sandbox.isolation());
     // The test reads this line, then kills us while the case runs.

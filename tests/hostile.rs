@@ -18,6 +18,7 @@ use libtest_mimic::Arguments;
 
 use prompteval::case::ExecutionRecord;
 use prompteval::config::SandboxConfig;
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 
 const TIMEOUT_SECS: f64 = 3.0;
@@ -54,7 +55,7 @@ fn sandbox() -> &'static Sandbox {
             warm: start == Start::Warm,
             ..SandboxConfig::default()
         };
-        Sandbox::new(&config).expect("sandbox")
+        Sandbox::new(&config, &RUNTIME).expect("sandbox")
     })
 }
 

@@ -9,13 +9,14 @@ use std::process::Command;
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::judge_question;
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 
 fn check_suite(name: &str, reference_name: impl Fn(usize, &str) -> String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches-data");
     let suite = Suite::load(&root.join(format!("{name}.json"))).unwrap();
-    let sandbox = Sandbox::new(&SandboxConfig::default()).unwrap();
+    let sandbox = Sandbox::new(&SandboxConfig::default(), &RUNTIME).unwrap();
     let mut wrong = Vec::new();
     for q in &suite.questions {
         let file = root

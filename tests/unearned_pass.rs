@@ -10,6 +10,7 @@ use prompteval::case::{ExecutionRecord, Verdict};
 use prompteval::config::SandboxConfig;
 use prompteval::execute::judge::{Judgement, judge_question};
 use prompteval::execute::program::{Shapes, runnable};
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Match, Question};
 
@@ -43,14 +44,17 @@ fn sandboxes() -> &'static [(&'static str, Sandbox)] {
             ..SandboxConfig::default()
         };
         vec![
-            ("warm", Sandbox::new(&config(true)).expect("warm sandbox")),
+            (
+                "warm",
+                Sandbox::new(&config(true), &RUNTIME).expect("warm sandbox"),
+            ),
             (
                 "fork server",
-                Sandbox::new(&config(false)).expect("sandbox"),
+                Sandbox::new(&config(false), &RUNTIME).expect("sandbox"),
             ),
             (
                 "forked from the harness",
-                Sandbox::without_fork_server(&config(false)).expect("sandbox"),
+                Sandbox::without_fork_server(&config(false), &RUNTIME).expect("sandbox"),
             ),
         ]
     })

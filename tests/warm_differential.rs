@@ -15,6 +15,7 @@ use prompteval::config::SandboxConfig;
 use prompteval::execute::extract::extract;
 use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
+use prompteval::execute::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
 
@@ -24,8 +25,8 @@ fn sandboxes() -> (Sandbox, Sandbox) {
         warm,
         ..SandboxConfig::default()
     };
-    let warm = Sandbox::new(&config(true)).expect("warm sandbox");
-    let fresh = Sandbox::new(&config(false)).expect("fresh sandbox");
+    let warm = Sandbox::new(&config(true), &RUNTIME).expect("warm sandbox");
+    let fresh = Sandbox::new(&config(false), &RUNTIME).expect("fresh sandbox");
     // A fallback to fresh starts would compare the fresh path with itself.
     assert!(
         warm.warm(),

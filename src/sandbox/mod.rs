@@ -30,6 +30,7 @@ mod limits;
 mod mode;
 mod probe;
 mod proof;
+mod runtime;
 mod setup_stage;
 mod warm;
 mod zygote;
@@ -62,6 +63,7 @@ use limits::Limits;
 use mode::Mode;
 use proof::ProofFile;
 pub use proof::ProofMarks;
+pub use runtime::Runtime;
 use zygote::{ServerSpec, Zygote};
 
 /// The isolation actually in force, recorded in summary.json and the report.
@@ -155,31 +157,42 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Resolves the interpreter once and probes which isolation works here.
-    pub fn new(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
-        Sandbox::build(config, true)
+    /// Resolves the interpreter once and probes which isolation works here;
+    /// `runtime` is what runs inside the interpreter (runtime.rs).
+    pub fn new(config: &SandboxConfig, runtime: &Runtime) -> Result<Sandbox, SandboxError> {
+        Sandbox::build(config, runtime, true)
     }
 
     /// The same isolation, every case forked from the harness itself: the
     /// baseline the sandbox bench compares the fork server with.
     #[doc(hidden)]
-    pub fn without_fork_server(config: &SandboxConfig) -> Result<Sandbox, SandboxError> {
-        Sandbox::build(config, false)
+    pub fn without_fork_server(
+        config: &SandboxConfig,
+        runtime: &Runtime,
+    ) -> Result<Sandbox, SandboxError> {
+        Sandbox::build(config, runtime, false)
     }
 
-    fn build(config: &SandboxConfig, fork_server: bool) -> Result<Sandbox, SandboxError> {
+    fn build(
+        config: &SandboxConfig,
+        runtime: &Runtime,
+        fork_server: bool,
+    ) -> Result<Sandbox, SandboxError> {
         let python = interpreter::resolve(&config.python)?;
         // A sandbox kept in a static (tests) is never dropped: folders of
         // finished processes are removed here instead.
         remove_stale(&std::env::temp_dir(), "prompteval-sandbox-", |p| {
             std::fs::remove_dir_all(p)
         });
-        let (cases, prelude) = cases_folder()?;
+        let (cases, prelude) = cases_folder(runtime)?;
         let mut policy = FsPolicy::for_interpreter(&python.prefixes);
         // Fresh interpreters import it after Landlock is in force.
         policy.read.push(prelude.clone());
         let mut warm_refused = None;
-        let warm = match (config.warm && fork_server, warm::install(cases.path())) {
+        let warm = match (
+            config.warm && fork_server,
+            warm::install(cases.path(), runtime),
+        ) {
             (false, _) => None,
             (true, Ok(dir)) => Some(dir),
             (true, Err(e)) => {
@@ -212,7 +225,7 @@ impl Sandbox {
             cases,
             cgroup,
         };
-        let findings = sandbox.settle_mode(&mut warnings)?;
+        let findings = sandbox.settle_mode(runtime.probe, &mut warnings)?;
         sandbox.say_what_is_slower();
         sandbox.isolation = sandbox.describe(&findings, warnings);
         if !sandbox.isolation.warnings.is_empty() {
@@ -280,8 +293,13 @@ impl Sandbox {
         Ok(record)
     }
 
-    /// Runs the probe in ever weaker modes until one works.
-    fn settle_mode(&mut self, warnings: &mut Vec<String>) -> Result<probe::Findings, SandboxError> {
+    /// Runs the probe (`template`: the runtime's) in ever weaker modes
+    /// until one works.
+    fn settle_mode(
+        &mut self,
+        template: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<probe::Findings, SandboxError> {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| {
             error(format!(
                 "cannot open a loopback listener for the probe: {e}"
@@ -291,7 +309,7 @@ impl Sandbox {
         let canary = self.cases.path().join("canary");
         std::fs::write(&canary, "harness-only")
             .map_err(|e| error(format!("cannot write {}: {e}", canary.display())))?;
-        let program = probe::program(port, &canary);
+        let program = probe::program(template, port, &canary);
         let mut failures = Vec::new();
         let mut first = Some(self.first_probe(&program));
         loop {
@@ -908,7 +926,7 @@ impl Report {
 }
 
 /// The run's folder of case folders, with the tests' prelude in it.
-fn cases_folder() -> Result<(tempfile::TempDir, PathBuf), SandboxError> {
+fn cases_folder(runtime: &Runtime) -> Result<(tempfile::TempDir, PathBuf), SandboxError> {
     let cases = tempfile::Builder::new()
         .prefix(&format!("prompteval-sandbox-{}-", std::process::id()))
         .tempdir()
@@ -917,7 +935,7 @@ fn cases_folder() -> Result<(tempfile::TempDir, PathBuf), SandboxError> {
                 "cannot create the sandbox's temp folder: {e}; check TMPDIR"
             ))
         })?;
-    let prelude = proof::install(cases.path()).map_err(|e| {
+    let prelude = proof::install(cases.path(), runtime.tests_prelude).map_err(|e| {
         error(format!(
             "cannot write the tests' prelude into {}: {e}; check TMPDIR",
             cases.path().display()

@@ -8,7 +8,7 @@
 //! So main.py of a tests case is the program, a start marker, the tests and
 //! an end marker ([`ProofMarks::program`]); the case gets on stdin a memfd
 //! holding a per-case secret and the markers' lines ([`ProofFile`]); and
-//! `tests_proof.py`, run before main.py on every path (as `sitecustomize`
+//! the runtime's tests prelude (`tests_proof.py`), run before main.py on every path (as `sitecustomize`
 //! on the fresh ones, from the warm interpreter's hand-over), takes the
 //! secret off stdin and installs an audit hook. The hook writes the secret
 //! back only when the end marker runs in main.py's own module code, at its
@@ -26,11 +26,8 @@ use crate::case::TestsRun;
 
 use super::error::{SandboxError, error};
 
-/// The prelude, installed as `sitecustomize.py` (fresh paths) and as
-/// `prompteval_proof.py` beside the warm interpreter.
-pub(super) const PRELUDE: &str = include_str!("tests_proof.py");
-
-/// The module name the warm interpreter imports the prelude by.
+/// The module name the warm interpreter imports the prelude by; the
+/// prelude is [`Runtime::tests_prelude`](super::Runtime::tests_prelude).
 pub(super) const WARM_MODULE_FILE: &str = "prompteval_proof.py";
 
 /// The markers: one statement each, on a line of its own.
@@ -154,12 +151,12 @@ impl ProofFile {
     }
 }
 
-/// Writes the prelude as `<cases>/prelude/sitecustomize.py`; returns that
+/// Writes `prelude` as `<cases>/prelude/sitecustomize.py`; returns that
 /// folder, which the fresh paths' interpreters get as `PYTHONPATH`.
-pub(super) fn install(cases: &Path) -> std::io::Result<PathBuf> {
+pub(super) fn install(cases: &Path, prelude: &str) -> std::io::Result<PathBuf> {
     let dir = cases.join("prelude");
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("sitecustomize.py"), PRELUDE)?;
+    std::fs::write(dir.join("sitecustomize.py"), prelude)?;
     Ok(dir)
 }
 

@@ -2,6 +2,8 @@
 //! that do (the sandbox is the unit).
 
 use super::*;
+// The tests run Python, so they take Python's runtime from the stage below.
+use crate::execute::python::RUNTIME;
 
 mod case_steps;
 mod warm_message;
@@ -62,7 +64,7 @@ fn sandbox() -> Sandbox {
         timeout_secs: 5.0,
         ..SandboxConfig::default()
     };
-    Sandbox::new(&config).unwrap()
+    Sandbox::new(&config, &RUNTIME).unwrap()
 }
 
 #[test]
@@ -71,7 +73,7 @@ fn a_missing_interpreter_is_an_error_naming_it_and_the_fix() {
         python: "/nonexistent/python9".into(),
         ..SandboxConfig::default()
     };
-    let e = Sandbox::new(&config).err().unwrap();
+    let e = Sandbox::new(&config, &RUNTIME).err().unwrap();
     assert!(e.to_string().contains("/nonexistent/python9"), "{e}");
     assert!(e.to_string().contains("[sandbox] python"), "{e}");
 }
@@ -200,11 +202,14 @@ fn a_program_sees_the_same_interpreter_warm_or_fresh() {
         "the warm interpreter is not in use here: {:?}",
         warm.isolation()
     );
-    let fresh = Sandbox::new(&SandboxConfig {
-        timeout_secs: 5.0,
-        warm: false,
-        ..SandboxConfig::default()
-    })
+    let fresh = Sandbox::new(
+        &SandboxConfig {
+            timeout_secs: 5.0,
+            warm: false,
+            ..SandboxConfig::default()
+        },
+        &RUNTIME,
+    )
     .unwrap();
     assert!(!fresh.warm());
     let w = warm.run(STATE_DUMP).unwrap();

@@ -4,8 +4,8 @@
 //! the runtime, the encodings, `site` and whatever the installation's .pth
 //! files import. Each slot's fork server (zygote.rs) therefore execs that
 //! very command once, in the slot's cgroup and network namespace, with
-//! `PYTHONPATH` pointing at a folder holding [`SERVER`] as
-//! `sitecustomize.py`. `site` imports it at the end of the start-up, just
+//! `PYTHONPATH` pointing at a folder holding the runtime's
+//! [`warm_server`](super::Runtime::warm_server) as `sitecustomize.py`. `site` imports it at the end of the start-up, just
 //! before the interpreter opens main.py, and there it serves. The
 //! interpreter is pid 1 of a pid namespace of the slot's (zygote.rs
 //! `enter_slot_pids`); each case is one fork of it into new user, mount and
@@ -27,31 +27,30 @@
 //! of the namespace. After the program's atexit functions, the server's
 //! way out ends the process before the interpreter's teardown when main.py
 //! ended the normal way and nothing the program made could still run
-//! (warm_server.py, `_WayOut`).
+//! (the server's `_WayOut`).
 
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::Runtime;
 use super::case_spec::{self, MountStep, RlimitStep, Start};
-
-/// The server, installed as `sitecustomize.py` (see the file's comments).
-pub(super) const SERVER: &str = include_str!("warm_server.py");
 
 /// The descriptor the server reads its socket from (`_SERVER_FD`).
 pub(super) const SERVER_FD: i32 = 3;
 /// The descriptor of the slot's Landlock ruleset, when there is one.
 pub(super) const RULESET_FD: i32 = 4;
 
-/// Writes the server into `<cases>/warm/`; returns that folder, which the
-/// slots' interpreters get as `PYTHONPATH` (cases cannot read it: it is
-/// outside their Landlock rules and removed from their `sys.path`).
-pub(super) fn install(cases: &Path) -> io::Result<PathBuf> {
+/// Writes the runtime's server, and the tests' prelude beside it, into
+/// `<cases>/warm/`; returns that folder, which the slots' interpreters get
+/// as `PYTHONPATH` (cases cannot read it: it is outside their Landlock
+/// rules and removed from their `sys.path`).
+pub(super) fn install(cases: &Path, runtime: &Runtime) -> io::Result<PathBuf> {
     let dir = cases.join("warm");
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("sitecustomize.py"), SERVER)?;
+    std::fs::write(dir.join("sitecustomize.py"), runtime.warm_server)?;
     std::fs::write(
         dir.join(super::proof::WARM_MODULE_FILE),
-        super::proof::PRELUDE,
+        runtime.tests_prelude,
     )?;
     Ok(dir)
 }

@@ -105,7 +105,7 @@ impl Session {
         } = plan;
         let suite = variants::write_texts(&config, suite, unwritten_variants)?;
         announce(&config, &suite, &suite_settings, shard, out);
-        let sandbox = Sandbox::new(&config.sandbox)?;
+        let sandbox = Sandbox::new(&config.sandbox, &crate::execute::python::RUNTIME)?;
         let languages = crate::execute::language::Languages {
             shapes: check_shapes(&sandbox, &suite)?,
             cpp: prepare_cpp(&config, &suite)?,

@@ -1,5 +1,6 @@
 //! The warm interpreter's start message (warm.rs).
 
+use crate::execute::python::RUNTIME;
 use crate::sandbox::case_spec;
 use crate::sandbox::warm::*;
 use std::path::Path;
@@ -36,7 +37,7 @@ fn the_config_message_holds_every_key_the_server_reads() {
     {
         let (key, _) = item.split_once('=').unwrap();
         assert!(
-            SERVER.contains(&format!("\"{key}\"")),
+            RUNTIME.warm_server.contains(&format!("\"{key}\"")),
             "the server never reads {key}"
         );
     }
@@ -55,7 +56,8 @@ fn the_config_message_holds_every_key_the_server_reads() {
 /// test would fail), which is why no number is copied into it.
 #[test]
 fn the_shared_numbers_are_sent_under_the_servers_names() {
-    let listed = SERVER
+    let listed = RUNTIME
+        .warm_server
         .split("_CONSTANTS = (")
         .nth(1)
         .and_then(|rest| rest.split(')').next())
