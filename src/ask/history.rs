@@ -30,6 +30,8 @@
 //! abbreviated questions and answers, a character cap) so long suites fit
 //! the model's context.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::case::{CaseRecord, Verdict};
@@ -154,6 +156,24 @@ pub fn fill(template: &str, question: &str) -> String {
 
 /// The placeholder every template holds (checked when the suite loads).
 pub const PLACEHOLDER: &str = "{question}";
+
+/// The placeholder a template may hold for the question's `entry_point`
+/// (the function it asks for: ParEval's "Complete the C++ function
+/// {entry_point}."). A suite whose template holds it while a question has
+/// no entry point is refused when it loads.
+pub const ENTRY_POINT: &str = "{entry_point}";
+
+/// `template` with every `{entry_point}` replaced by `entry_point`: done
+/// before `{question}` is filled, so a question's own text is never
+/// touched. Borrowed as written when there is nothing to replace.
+pub fn with_entry_point<'a>(template: &'a str, entry_point: Option<&str>) -> Cow<'a, str> {
+    match entry_point {
+        Some(name) if template.contains(ENTRY_POINT) => {
+            Cow::Owned(template.replace(ENTRY_POINT, name))
+        }
+        _ => Cow::Borrowed(template),
+    }
+}
 
 /// The user message showing exactly `shown` (oldest first): the template as
 /// written when the history is off, else the spec's layout.
@@ -360,6 +380,43 @@ mod tests {
             build_prompt("Q: {question}\nAgain: {question}", "x", &[], &off),
             "Q: x\nAgain: x"
         );
+    }
+
+    #[test]
+    fn the_entry_point_is_filled_before_the_question_and_never_inside_it() {
+        let template = "Complete {entry_point}. Only {entry_point}'s body.\n{question}\n";
+        let filled = with_entry_point(template, Some("axpy"));
+        assert_eq!(filled, "Complete axpy. Only axpy's body.\n{question}\n");
+        // A question that mentions the placeholder keeps it as written.
+        let question = "void f() { /* {entry_point} stays */";
+        let off = HistoryConfig {
+            enabled: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            build_prompt(&filled, question, &[], &off),
+            "Complete axpy. Only axpy's body.\nvoid f() { /* {entry_point} stays */\n"
+        );
+        let on = build_prompt(
+            &filled,
+            question,
+            &[entry(1, true)],
+            &HistoryConfig::default(),
+        );
+        assert!(on.starts_with("Complete axpy. Only axpy's body."), "{on}");
+        assert!(
+            on.ends_with("現在請解決新問題：void f() { /* {entry_point} stays */\n"),
+            "{on}"
+        );
+        // Nothing to fill: the template itself, borrowed.
+        assert!(matches!(
+            with_entry_point("Solve: {question}", Some("f")),
+            Cow::Borrowed("Solve: {question}")
+        ));
+        assert!(matches!(
+            with_entry_point(template, None),
+            Cow::Borrowed(t) if t == template
+        ));
     }
 
     #[test]

@@ -106,7 +106,7 @@ fn prompts_over(config: &Config, suite: &Suite, cases: &[CaseId], room: usize) -
             config,
             &config.model,
             suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
-            &prompt.template,
+            &prompt.template_for(question),
             &question.question,
             &[],
             case.sample_index(),
@@ -214,6 +214,7 @@ mod tests {
             system_prompt: None,
             name: None,
             settings: Default::default(),
+            threads: None,
         }
     }
 

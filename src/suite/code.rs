@@ -101,4 +101,10 @@ pub struct ParEvalCheck {
     /// `settings.threads`, else `[cpp] threads`, when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Vec<u32>>,
+    /// A known defect of ParEval's own data for this problem, in one
+    /// sentence (`prompteval import pareval` writes them): shown beside the
+    /// question's cases, since even a correct reply may fail its check.
+    /// Says nothing about what is asked or how it is judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defect: Option<String>,
 }

@@ -105,6 +105,14 @@ pub enum SuiteProblem {
         "question {index} has the id `{id}`, which an earlier question already uses; ids must be unique"
     )]
     DuplicateId { index: usize, id: String },
+    #[error(
+        "template `{template}` uses `{{entry_point}}`, but question {index} (`{id}`) has no `entry_point`: give every question the function it asks for, or take `{{entry_point}}` out of the template"
+    )]
+    NoEntryPoint {
+        template: String,
+        index: usize,
+        id: String,
+    },
     /// Boxed: a JSON value makes it the largest.
     #[error(transparent)]
     Settings(Box<SettingsError>),

@@ -37,6 +37,15 @@ pub struct Prompt {
     pub system_prompt: Option<String>,
 }
 
+impl Prompt {
+    /// The template as `question` is asked with it: `{entry_point}`
+    /// replaced by the question's entry point (every question has one when
+    /// the template holds it: checked at load), `{question}` still to fill.
+    pub fn template_for(&self, question: &Question) -> std::borrow::Cow<'_, str> {
+        crate::ask::history::with_entry_point(&self.template, question.entry_point.as_deref())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Question {
     /// 1-based position in the file.
@@ -109,6 +118,11 @@ impl Question {
     /// baseline pairs this question's cases with a later run's only when
     /// the two fingerprints agree.
     pub fn fingerprint(&self) -> String {
+        // A defect note says why a check may fail, not what it checks.
+        let check = self.pareval.as_deref().map(|c| ParEvalCheck {
+            defect: None,
+            ..c.clone()
+        });
         let judged = serde_json::json!([
             self.question,
             self.answer,
@@ -116,7 +130,7 @@ impl Question {
             self.tests,
             self.entry_point,
             self.language,
-            self.pareval,
+            check,
         ]);
         crate::config::fingerprint(&judged.to_string())
     }
@@ -203,6 +217,8 @@ impl Suite {
         for q in &mut top.questions {
             q.language.get_or_insert(language);
         }
+        check_entry_points(&top.prompts, &top.questions)
+            .map_err(|(index, problem)| err(locate.question_line(index - 1), problem))?;
         Ok(Suite {
             path: path.to_path_buf(),
             prompts: top.prompts,
@@ -251,6 +267,31 @@ impl Suite {
 
     pub fn prompt(&self, name: &str) -> Option<&Prompt> {
         self.prompts.iter().find(|p| p.name == name)
+    }
+}
+
+/// A template that holds `{entry_point}` while a question has none: the
+/// question's 1-based index and the problem.
+fn check_entry_points(
+    prompts: &[Prompt],
+    questions: &[Question],
+) -> Result<(), (usize, SuiteProblem)> {
+    let Some(prompt) = prompts
+        .iter()
+        .find(|p| p.template.contains(crate::ask::history::ENTRY_POINT))
+    else {
+        return Ok(());
+    };
+    match questions.iter().find(|q| q.entry_point.is_none()) {
+        Some(q) => Err((
+            q.index,
+            SuiteProblem::NoEntryPoint {
+                template: prompt.name.clone(),
+                index: q.index,
+                id: q.id.clone(),
+            },
+        )),
+        None => Ok(()),
     }
 }
 
@@ -1093,6 +1134,27 @@ mod tests {
         );
         assert!(e.starts_with("suite.json:3:"), "{e}");
         assert!(e.contains("`p2`") && e.contains("{question}"), "{e}");
+    }
+
+    #[test]
+    fn a_template_with_entry_point_needs_it_on_every_question() {
+        let text = "{\"p\": \"{question}\",\n \"fn\": \"Complete {entry_point}: {question}\",\n \"questions\": [\n{\"question\": \"def f():\", \"entry_point\": \"f\", \"tests\": \"pass\"},\n{\"id\": \"plain\", \"question\": \"q\", \"answer\": \"1\"}]}";
+        let e = error_of(text);
+        assert!(e.starts_with("suite.json:5:"), "{e}");
+        assert!(
+            e.contains("template `fn` uses `{entry_point}`")
+                && e.contains("question 2 (`plain`) has no `entry_point`"),
+            "{e}"
+        );
+        let ok = parse(&text.replace(
+            "\"answer\": \"1\"}",
+            "\"entry_point\": \"g\", \"tests\": \"pass\"}",
+        ))
+        .unwrap();
+        let (fill, q) = (&ok.prompts[1], &ok.questions[1]);
+        assert_eq!(fill.template_for(q), "Complete g: {question}");
+        // A template without it is the template as written.
+        assert_eq!(ok.prompts[0].template_for(q), "{question}");
     }
 
     #[test]

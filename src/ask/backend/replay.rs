@@ -244,13 +244,13 @@ fn build_for(
     let prompt = suite
         .prompt(&case.prompt)
         .expect("planned cases name suite prompts");
-    let question = &suite.questions[case.question - 1].question;
+    let question = &suite.questions[case.question - 1];
     request::build(
         config,
         model,
         suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
-        &prompt.template,
-        question,
+        &prompt.template_for(question),
+        &question.question,
         history,
         case.sample_index(),
     )

