@@ -229,3 +229,14 @@ fn fork_and_memory_bombs_end_without_passing() {
         ran.judgement
     );
 }
+
+#[test]
+fn a_reply_that_redefines_the_checks_helpers_is_refused() {
+    for reply in [
+        "#define fequal(a, b, c) true\n",
+        "}\nbool fequal(std::vector<double> const&, std::vector<double> const&, double) { return true; }\nvoid unused() {\n",
+    ] {
+        let ran = run(AXPY, reply);
+        assert_verdict(&ran, Verdict::WrongAnswer, "redefines `fequal`");
+    }
+}

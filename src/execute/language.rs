@@ -53,7 +53,7 @@ impl Languages {
                     judgement,
                 })
             }
-            CodeLanguage::Cpp => self.cpp.run(question, code, sandbox),
+            CodeLanguage::Cpp => self.cpp.run_noting_defects(question, code, sandbox),
         }
     }
 }

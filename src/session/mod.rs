@@ -572,6 +572,16 @@ fn prepare_cpp(config: &Config, suite: &Suite) -> Result<crate::execute::cpp::Cp
             "{cpp_questions} C++ question(s): compiled by {} in the sandbox",
             crate::execute::cpp::describe(toolchain)
         );
+        for q in &suite.questions {
+            if let Some(defect) = q.pareval.as_ref().and_then(|c| c.defect.as_deref()) {
+                tracing::warn!(
+                    "question {} (`{}`) keeps a defect of ParEval's own data, as ParEval has it: \
+                     {defect}",
+                    q.index,
+                    q.id
+                );
+            }
+        }
     }
     Ok(cpp)
 }

@@ -288,6 +288,11 @@ pub enum QuestionError {
         "question {index}: a `pareval` check is C++, but the question says `\"language\": \"python\"`"
     )]
     ParEvalNotCpp { index: usize },
+    #[error(
+        "question {index}: `tests` are Python, run in the program's process; a C++ question is \
+         judged by its `answer` (what it prints) or its `pareval` check: remove `tests`"
+    )]
+    CppTests { index: usize },
     #[error("question {index}: `variant` is not a prompt variant: {source}")]
     Variant {
         index: usize,

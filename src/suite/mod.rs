@@ -137,6 +137,12 @@ impl Question {
 
     /// What the report and the history show as expected.
     pub fn expected_text(&self) -> String {
+        if let Some(check) = &self.pareval {
+            return format!(
+                "ParEval's validate() passes ({})",
+                check.parallelism_model.as_str()
+            );
+        }
         match (&self.tests, self.answer.is_empty()) {
             (Some(_), true) => TESTS_PASS.to_string(),
             _ => self.answer.clone(),
@@ -216,6 +222,12 @@ impl Suite {
         let language = top.code.language.unwrap_or_default();
         for q in &mut top.questions {
             q.language.get_or_insert(language);
+            // `tests` are Python; a suite that makes a question C++ by its
+            // settings cannot keep them.
+            if q.tests.is_some() && q.language == Some(CodeLanguage::Cpp) {
+                let problem = QuestionError::CppTests { index: q.index };
+                return Err(err(locate.question_line(q.index - 1), problem.into()));
+            }
         }
         check_entry_points(&top.prompts, &top.questions)
             .map_err(|(index, problem)| err(locate.question_line(index - 1), problem))?;
@@ -583,9 +595,11 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
         _ => fields.text("question")?,
     };
     let tests = fields.optional_text("tests")?;
+    let judged_by_check = obj.get("pareval").is_some_and(|v| !v.is_null());
     let answer = match (fields.optional_text("answer")?, &tests) {
         (Some(a), _) => a,
         (None, Some(_)) => String::new(),
+        (None, None) if judged_by_check => String::new(),
         (None, None) => return Err(QuestionError::NoAnswer { index }),
     };
     let entry_point = match fields.optional_text("entry_point")? {
@@ -603,6 +617,11 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
     let pareval = fields.pareval()?;
     if pareval.is_some() && language == Some(CodeLanguage::Python) {
         return Err(QuestionError::ParEvalNotCpp { index });
+    }
+    // `tests` are Python run in the program's process; a C++ question is
+    // judged by what it prints or by its ParEval check.
+    if tests.is_some() && (pareval.is_some() || language == Some(CodeLanguage::Cpp)) {
+        return Err(QuestionError::CppTests { index });
     }
     Ok(Question {
         index,

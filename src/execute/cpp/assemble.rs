@@ -94,12 +94,12 @@ fn definition_body<'a>(code: &'a str, name: &str) -> Option<&'a str> {
     None
 }
 
-/// `code` as the body of an open function: closed with a `}` unless its
-/// own braces close it.
-fn closed(code: &str) -> String {
-    let scan = Scan::new(code);
+/// What follows the brace that closes the open function `body` belongs
+/// to (code at file scope), when its braces close it.
+pub fn after_function(body: &str) -> Option<&str> {
+    let scan = Scan::new(body);
     let mut depth: i64 = 0;
-    for (i, c) in code.char_indices() {
+    for (i, c) in body.char_indices() {
         if !scan.is_code(i) {
             continue;
         }
@@ -108,14 +108,23 @@ fn closed(code: &str) -> String {
             '}' => {
                 depth -= 1;
                 if depth < 0 {
-                    // The function's own closing brace: keep the reply as it is.
-                    return code.to_string();
+                    return Some(&body[i + 1..]);
                 }
             }
             _ => {}
         }
     }
-    format!("{}\n}}", code.trim_end())
+    None
+}
+
+/// `code` as the body of an open function: closed with a `}` unless its
+/// own braces close it.
+fn closed(code: &str) -> String {
+    match after_function(code) {
+        // The function's own closing brace: keep the reply as it is.
+        Some(_) => code.to_string(),
+        None => format!("{}\n}}", code.trim_end()),
+    }
 }
 
 fn is_word_at(text: &str, at: usize, len: usize) -> bool {
@@ -284,7 +293,9 @@ mod tests {
         );
         assert_eq!(
             candidate(&question(), &whole),
-            format!("{}\n{BODY}\n}}\n", patch_signature(PROMPT)).replace("\n\n}", "\n}")
+            // As ParEval's clean_instruct_output: what follows the `{`, its
+            // own newline included.
+            format!("{}\n\n{BODY}\n}}\n", patch_signature(PROMPT))
         );
         let program = candidate(&question(), &whole);
         assert_eq!(program.matches("axpy(").count(), 1, "{program}");

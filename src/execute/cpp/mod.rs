@@ -11,6 +11,7 @@
 //!   Python program's is.
 
 pub mod assemble;
+mod guard;
 mod toolchain;
 mod verdict;
 
@@ -85,6 +86,30 @@ impl Cpp {
     ) -> Result<Ran, SandboxError> {
         let toolchain = self.toolchain()?;
         let shown = assemble::candidate(question, code);
+        if let Some(check) = &question.pareval {
+            let prompt = assemble::patch_signature(question.question.trim_end());
+            let reply = shown.get(prompt.len()..).unwrap_or_default();
+            let texts = [
+                check.driver.as_str(),
+                check.baseline.as_str(),
+                toolchain::UTILITIES,
+            ];
+            if let Some(name) = guard::redefined_name(reply, &texts) {
+                return Ok(Ran {
+                    shown,
+                    execution: ExecutionRecord::default(),
+                    judgement: Judgement {
+                        verdict: Verdict::WrongAnswer,
+                        actual: String::new(),
+                        detail: Some(format!(
+                            "the reply redefines `{name}`, a name ParEval's check uses (a macro, \
+                             or a definition after the function): the check would no longer be \
+                             ParEval's; not run, not counted as a pass"
+                        )),
+                    },
+                });
+            }
+        }
         let source_name = format!("question_{}.cpp", question.index);
         let built = self.compile(toolchain, question, &source_name, &shown, sandbox)?;
         let (program, compiled) = match built {
@@ -115,6 +140,26 @@ impl Cpp {
             execution,
             judgement,
         })
+    }
+
+    /// [`Cpp::run`], with a ParEval defect of the problem named in the
+    /// detail of a case that did not pass: the report then says that even a
+    /// correct reply may fail here.
+    pub fn run_noting_defects(
+        &self,
+        question: &Question,
+        code: &str,
+        sandbox: &Sandbox,
+    ) -> Result<Ran, SandboxError> {
+        let mut ran = self.run(question, code, sandbox)?;
+        let defect = question.pareval.as_ref().and_then(|c| c.defect.as_deref());
+        if let Some(defect) = defect
+            && ran.judgement.verdict != Verdict::Correct
+        {
+            let detail = ran.judgement.detail.take().unwrap_or_default();
+            ran.judgement.detail = Some(format!("{detail} (ParEval's own defect: {defect})"));
+        }
+        Ok(ran)
     }
 
     /// Compiles the case in the sandbox: the program's bytes, or how the
@@ -157,6 +202,8 @@ impl Cpp {
                         .map(OsString::from),
                 );
                 args.push(format!("-DDRIVER_PROBLEM_SIZE={}", check.problem_size).into());
+                args.push("-include".into());
+                args.push(toolchain.common_header(check.parallelism_model).into());
                 args.push("-I.".into());
                 args.push(format!("-I{}", toolchain.folder().display()).into());
                 args.push("-pipe".into());

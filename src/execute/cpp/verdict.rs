@@ -54,7 +54,9 @@ pub fn compile_failure(execution: &ExecutionRecord, config: &CppConfig) -> Judge
 pub fn first_error(stderr: &str) -> Option<&str> {
     let lines = || stderr.lines().map(str::trim);
     lines()
-        .find(|l| l.contains(": error:") || l.contains(": fatal error:"))
+        .find(|l| {
+            (l.contains(": error:") || l.contains(": fatal error:")) && !l.starts_with("collect2")
+        })
         .or_else(|| {
             lines().find(|l| l.contains("undefined reference") || l.contains("multiple definition"))
         })
