@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::suite::{Match, Question, SETTINGS, Suite};
+use crate::suite::{CodeLanguage, Match, Question, SETTINGS, Suite};
 
 /// The suite in the format `Suite::parse` reads; `settings.name` keeps the
 /// source suite's name, so recordings of the run replay from the copy.
@@ -20,6 +20,9 @@ pub fn to_json(suite: &Suite) -> Value {
         serde_json::to_value(&suite.settings).expect("run settings serialise")
     {
         settings.extend(run);
+    }
+    if let Some(threads) = &suite.threads {
+        settings.insert("threads".into(), json!(threads));
     }
     top.insert(SETTINGS.into(), Value::Object(settings));
     for p in &suite.prompts {
@@ -67,6 +70,17 @@ fn question(q: &Question) -> Value {
             out.insert(field.into(), json!(v));
         }
     }
+    // A C++ question keeps its language and its check (a Python one is
+    // written as it always was).
+    if let Some(language) = q.language.filter(|l| *l != CodeLanguage::Python) {
+        out.insert("language".into(), json!(language.as_str()));
+    }
+    if let Some(check) = &q.pareval {
+        out.insert(
+            "pareval".into(),
+            serde_json::to_value(check).expect("a ParEval check serialises"),
+        );
+    }
     if let Some(v) = &q.variant {
         out.insert(
             "variant".into(),
@@ -113,5 +127,24 @@ mod tests {
         assert_eq!(back.questions, expanded.questions);
         assert_eq!(back.prompts, expanded.prompts);
         assert_eq!(back.system_prompt, expanded.system_prompt);
+    }
+
+    #[test]
+    fn a_cpp_suite_keeps_its_language_checks_and_threads() {
+        let suite = Suite::parse(
+            Path::new("cpp.json"),
+            br#"{"settings": {"language": "cpp", "threads": [1, 3]}, "t": "{question}",
+                 "questions": [
+                   {"id": "a", "question": "Print 1", "answer": "1"},
+                   {"id": "b", "question": "void f() {", "entry_point": "f",
+                    "pareval": {"name": "b", "problem_type": "t", "parallelism_model": "omp",
+                                "driver": "D", "baseline": "B", "problem_size": "(1<<4)"}}]}"#,
+        )
+        .unwrap();
+        let text = serde_json::to_vec_pretty(&to_json(&suite)).unwrap();
+        let back = Suite::parse(Path::new("elsewhere/variants.json"), &text).unwrap();
+        assert_eq!(back.questions, suite.questions);
+        assert_eq!(back.threads, Some(vec![1, 3]));
+        assert_eq!(back.questions[0].code_language(), CodeLanguage::Cpp);
     }
 }
