@@ -240,3 +240,25 @@ fn a_reply_that_redefines_the_checks_helpers_is_refused() {
         assert_verdict(&ran, Verdict::WrongAnswer, "redefines `fequal`");
     }
 }
+
+#[test]
+fn a_whole_cpp_program_is_judged_by_what_it_prints() {
+    let suite = Suite::parse(
+        std::path::Path::new("stdout.json"),
+        br#"{"settings": {"language": "cpp"}, "t": "{question}",
+             "questions": [{"id": "sum", "question": "Print 6 * 7.", "answer": "42"}]}"#,
+    )
+    .expect("suite");
+    let q = &suite.questions[0];
+    let judge = |code: &str| cpp().run(q, code, sandbox()).expect("harness").judgement;
+    let right = judge("#include <cstdio>\nint main() { std::printf(\"%d\\n\", 6 * 7); }\n");
+    assert_eq!(right.verdict, Verdict::Correct, "{right:?}");
+    let wrong = judge("#include <cstdio>\nint main() { std::printf(\"41\\n\"); }\n");
+    assert_eq!(wrong.verdict, Verdict::WrongAnswer, "{wrong:?}");
+    assert!(wrong.detail.unwrap().contains("expected \"42\""));
+    let crash = judge("int main() { volatile int *p = nullptr; return *p; }\n");
+    assert_eq!(crash.verdict, Verdict::RuntimeError, "{crash:?}");
+    let broken = judge("int main() { return }\n");
+    assert_eq!(broken.verdict, Verdict::SyntaxError, "{broken:?}");
+    assert!(broken.detail.unwrap().starts_with("question_1.cpp:1:"));
+}

@@ -30,8 +30,6 @@
 //! abbreviated questions and answers, a character cap) so long suites fit
 //! the model's context.
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Serialize};
 
 use crate::case::{CaseRecord, Verdict};
@@ -156,24 +154,6 @@ pub fn fill(template: &str, question: &str) -> String {
 
 /// The placeholder every template holds (checked when the suite loads).
 pub const PLACEHOLDER: &str = "{question}";
-
-/// The placeholder a template may hold for the question's `entry_point`
-/// (the function it asks for: ParEval's "Complete the C++ function
-/// {entry_point}."). A suite whose template holds it while a question has
-/// no entry point is refused when it loads.
-pub const ENTRY_POINT: &str = "{entry_point}";
-
-/// `template` with every `{entry_point}` replaced by `entry_point`: done
-/// before `{question}` is filled, so a question's own text is never
-/// touched. Borrowed as written when there is nothing to replace.
-pub fn with_entry_point<'a>(template: &'a str, entry_point: Option<&str>) -> Cow<'a, str> {
-    match entry_point {
-        Some(name) if template.contains(ENTRY_POINT) => {
-            Cow::Owned(template.replace(ENTRY_POINT, name))
-        }
-        _ => Cow::Borrowed(template),
-    }
-}
 
 /// The user message showing exactly `shown` (oldest first): the template as
 /// written when the history is off, else the spec's layout.
@@ -384,8 +364,9 @@ mod tests {
 
     #[test]
     fn the_entry_point_is_filled_before_the_question_and_never_inside_it() {
+        use std::borrow::Cow;
         let template = "Complete {entry_point}. Only {entry_point}'s body.\n{question}\n";
-        let filled = with_entry_point(template, Some("axpy"));
+        let filled = crate::suite::with_entry_point(template, Some("axpy"));
         assert_eq!(filled, "Complete axpy. Only axpy's body.\n{question}\n");
         // A question that mentions the placeholder keeps it as written.
         let question = "void f() { /* {entry_point} stays */";
@@ -410,11 +391,11 @@ mod tests {
         );
         // Nothing to fill: the template itself, borrowed.
         assert!(matches!(
-            with_entry_point("Solve: {question}", Some("f")),
+            crate::suite::with_entry_point("Solve: {question}", Some("f")),
             Cow::Borrowed("Solve: {question}")
         ));
         assert!(matches!(
-            with_entry_point(template, None),
+            crate::suite::with_entry_point(template, None),
             Cow::Borrowed(t) if t == template
         ));
     }

@@ -42,7 +42,28 @@ impl Prompt {
     /// replaced by the question's entry point (every question has one when
     /// the template holds it: checked at load), `{question}` still to fill.
     pub fn template_for(&self, question: &Question) -> std::borrow::Cow<'_, str> {
-        crate::ask::history::with_entry_point(&self.template, question.entry_point.as_deref())
+        with_entry_point(&self.template, question.entry_point.as_deref())
+    }
+}
+
+/// The placeholder a template may hold for the question's `entry_point`
+/// (the function it asks for: ParEval's "Complete the C++ function
+/// {entry_point}."). A suite whose template holds it while a question has
+/// no entry point is refused when it loads.
+pub const ENTRY_POINT: &str = "{entry_point}";
+
+/// `template` with every `{entry_point}` replaced by `entry_point`: done
+/// before `{question}` is filled, so a question's own text is never
+/// touched. Borrowed as written when there is nothing to replace.
+pub fn with_entry_point<'a>(
+    template: &'a str,
+    entry_point: Option<&str>,
+) -> std::borrow::Cow<'a, str> {
+    match entry_point {
+        Some(name) if template.contains(ENTRY_POINT) => {
+            std::borrow::Cow::Owned(template.replace(ENTRY_POINT, name))
+        }
+        _ => std::borrow::Cow::Borrowed(template),
     }
 }
 
@@ -288,10 +309,7 @@ fn check_entry_points(
     prompts: &[Prompt],
     questions: &[Question],
 ) -> Result<(), (usize, SuiteProblem)> {
-    let Some(prompt) = prompts
-        .iter()
-        .find(|p| p.template.contains(crate::ask::history::ENTRY_POINT))
-    else {
+    let Some(prompt) = prompts.iter().find(|p| p.template.contains(ENTRY_POINT)) else {
         return Ok(());
     };
     match questions.iter().find(|q| q.entry_point.is_none()) {
