@@ -91,45 +91,23 @@ fn find_close(text: &str, from: usize, fence: &str) -> Option<(usize, usize)> {
     None
 }
 
-fn is_python(lang: &str) -> bool {
+/// Whether a fence's info string names `language`.
+fn is_tagged(lang: &str, language: CodeLanguage) -> bool {
     let first = lang
         .split_whitespace()
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    matches!(
-        first.as_str(),
-        "python" | "py" | "python3" | "py3" | "{.python}"
-    )
-}
-
-/// A fence's language tag naming C++.
-fn is_cpp(lang: &str) -> bool {
-    let first = lang
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    matches!(
-        first.as_str(),
-        "cpp" | "c++" | "c" | "cc" | "cxx" | "hpp" | "h" | "{.cpp}" | "{.c++}"
-    )
+    language.fence_tags().contains(&first.as_str())
 }
 
 /// Python code (spec §5.1).
 pub fn extract(reply: &str) -> Extracted {
-    extract_tagged(reply, is_python)
+    extract_for(reply, CodeLanguage::Python)
 }
 
 /// The code of `reply` in `language`.
 pub fn extract_for(reply: &str, language: CodeLanguage) -> Extracted {
-    match language {
-        CodeLanguage::Python => extract_tagged(reply, is_python),
-        CodeLanguage::Cpp => extract_tagged(reply, is_cpp),
-    }
-}
-
-fn extract_tagged(reply: &str, tagged: fn(&str) -> bool) -> Extracted {
     let text = reply.replace("\r\n", "\n");
     let all = blocks(&text);
     let join = |bs: Vec<&Block>| -> String {
@@ -138,11 +116,11 @@ fn extract_tagged(reply: &str, tagged: fn(&str) -> bool) -> Extracted {
             .collect::<Vec<_>>()
             .join("\n\n")
     };
-    let python: Vec<&Block> = all.iter().filter(|b| tagged(b.lang)).collect();
-    if !python.is_empty() {
-        let n = python.len();
+    let tagged: Vec<&Block> = all.iter().filter(|b| is_tagged(b.lang, language)).collect();
+    if !tagged.is_empty() {
+        let n = tagged.len();
         return Extracted {
-            code: join(python) + "\n",
+            code: join(tagged) + "\n",
             source: Source::TaggedBlocks(n),
         };
     }

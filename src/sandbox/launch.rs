@@ -13,7 +13,6 @@
 
 use std::ffi::{CString, OsString};
 use std::fs::File;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use crate::case::ExecutionRecord;
 
+use super::Sandbox;
 use super::error::{SandboxError, error};
-use super::filesystem::{self, FsPolicy};
-use super::host_files::{clone_file, report_pipe};
-use super::isolate::{ChildPlan, FolderFile, NamespacePlan};
-use super::{Sandbox, case_spec};
+use super::filesystem::FsPolicy;
+use super::host_files::clone_file;
+use super::isolate::FolderFile;
 
 /// A file the case folder starts with.
 #[derive(Debug, Clone, Copy)]
@@ -92,28 +91,6 @@ impl Sandbox {
         let stdout = self.output_file()?;
         let stderr = self.output_file()?;
         let cgroup = self.case_cgroup(mode);
-        let folder_c = CString::new(folder.path().as_os_str().as_bytes()).map_err(|_| {
-            error(format!(
-                "case folder {} contains NUL",
-                folder.path().display()
-            ))
-        })?;
-        let (namespaces, report) = if mode.namespaces {
-            let (reader, writer) = report_pipe()?;
-            let tmpfs = mode.tmpfs.then(|| self.tmpfs_options());
-            let plan = NamespacePlan::new(&folder_c, tmpfs.as_deref(), writer);
-            (Some(plan), Some(reader))
-        } else {
-            (None, None)
-        };
-        let landlock = match mode.landlock {
-            Some(abi) => {
-                let policy = FsPolicy::for_native(launch.read);
-                let fd = filesystem::build_ruleset(&policy).map_err(|e| error(e.to_string()))?;
-                fd.map(|fd| (fd, filesystem::case_folder_rights(abi)))
-            }
-            None => None,
-        };
         let files = launch
             .files
             .iter()
@@ -133,17 +110,15 @@ impl Sandbox {
         if let Some(secs) = launch.limits.cpu_secs {
             limits.cpu_secs = secs.max(1);
         }
-        let mut plan = ChildPlan {
-            namespaces,
-            folder: folder_c,
+        let policy = FsPolicy::for_native(launch.read);
+        let (mut plan, report) = self.child_plan(
+            mode,
             files,
-            rlimits: case_spec::rlimits(&limits),
-            cgroup: match &cgroup {
-                Some(c) => Some(clone_file(&c.procs)?),
-                None => None,
-            },
-            landlock,
-        };
+            folder.path(),
+            cgroup.as_ref(),
+            &policy,
+            &limits,
+        )?;
         let mut command = Command::new(launch.executable);
         command
             .args(launch.args)

@@ -609,20 +609,30 @@ impl Sandbox {
             .stdin(Stdio::null())
             // Without a pid namespace, the group is what the timeout kills.
             .process_group(0);
-        let (plan, report) = self.child_plan(mode, code, folder, cgroup)?;
-        let mut plan = plan;
+        let main = isolate::FolderFile {
+            name: c"main.py".to_owned(),
+            bytes: code.as_bytes().to_vec(),
+            mode: 0o600,
+        };
+        let (mut plan, report) =
+            self.child_plan(mode, vec![main], folder, cgroup, &self.policy, &self.limits)?;
         // SAFETY: ChildPlan::apply makes only async-signal-safe calls on data
         // prepared here (see isolate.rs).
         unsafe { command.pre_exec(move || plan.apply()) };
         Ok((command, report))
     }
 
+    /// What the child of a fresh case does before exec (isolate.rs): its
+    /// namespaces, `files` written into `folder`, `limits`, its cgroup and
+    /// Landlock's `policy`; the report pipe's read end with namespaces.
     fn child_plan(
         &self,
         mode: Mode,
-        code: &str,
+        files: Vec<isolate::FolderFile>,
         folder: &Path,
         cgroup: Option<&CaseCgroup>,
+        policy: &FsPolicy,
+        limits: &Limits,
     ) -> Result<(ChildPlan, Option<File>), SandboxError> {
         let folder_c = CString::new(folder.as_os_str().as_bytes())
             .map_err(|_| error(format!("case folder {} contains NUL", folder.display())))?;
@@ -636,8 +646,7 @@ impl Sandbox {
         };
         let landlock = match mode.landlock {
             Some(abi) => {
-                let fd =
-                    filesystem::build_ruleset(&self.policy).map_err(|e| error(e.to_string()))?;
+                let fd = filesystem::build_ruleset(policy).map_err(|e| error(e.to_string()))?;
                 fd.map(|fd: OwnedFd| (fd, filesystem::case_folder_rights(abi)))
             }
             None => None,
@@ -649,12 +658,8 @@ impl Sandbox {
         let plan = ChildPlan {
             namespaces,
             folder: folder_c,
-            files: vec![isolate::FolderFile {
-                name: c"main.py".to_owned(),
-                bytes: code.as_bytes().to_vec(),
-                mode: 0o600,
-            }],
-            rlimits: case_spec::rlimits(&self.limits),
+            files,
+            rlimits: case_spec::rlimits(limits),
             cgroup,
             landlock,
         };

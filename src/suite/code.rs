@@ -42,6 +42,17 @@ impl CodeLanguage {
         }
     }
 
+    /// The tags of a fenced block holding this language's code (the
+    /// tag's first word, lowercased).
+    pub fn fence_tags(self) -> &'static [&'static str] {
+        match self {
+            CodeLanguage::Python => &["python", "py", "python3", "py3", "{.python}"],
+            CodeLanguage::Cpp => &[
+                "cpp", "c++", "c", "cc", "cxx", "hpp", "h", "{.cpp}", "{.c++}",
+            ],
+        }
+    }
+
     /// How a line comment starts (the report's file headers).
     pub fn line_comment(self) -> &'static str {
         match self {

@@ -256,10 +256,9 @@ impl Cpp {
         program: &[u8],
         sandbox: &Sandbox,
     ) -> Result<(ExecutionRecord, Judgement), SandboxError> {
-        let threads = self.threads(check);
         let mut total = 0.0;
-        let mut last = None;
-        for &t in &threads {
+        let mut ended = None;
+        for t in self.threads(check) {
             let proof = ProofFile::new()?;
             let arg = [OsString::from(t.to_string())];
             let execution = run_program(sandbox, program, &arg, Some(&proof.file))?;
@@ -270,30 +269,26 @@ impl Cpp {
                 execution: &execution,
                 serial: check.parallelism_model == ParallelModel::Serial,
             };
-            if let Some(judgement) = thread_verdict(&run) {
-                let execution = ExecutionRecord {
-                    duration_secs: total,
-                    ..execution
-                };
-                return Ok((execution, judgement));
+            let failed = thread_verdict(&run);
+            let stop = failed.is_some();
+            ended = Some((execution, failed));
+            if stop {
+                break;
             }
-            last = Some(execution);
         }
-        let execution = last.ok_or_else(|| SandboxError {
+        let (execution, failed) = ended.ok_or_else(|| SandboxError {
             message: "no thread count to run at ([cpp] threads is empty)".into(),
         })?;
-        let judgement = Judgement {
+        let judgement = failed.unwrap_or_else(|| Judgement {
             verdict: Verdict::Correct,
             actual: super::judge::normalise(&execution.stdout),
             detail: None,
+        });
+        let execution = ExecutionRecord {
+            duration_secs: total,
+            ..execution
         };
-        Ok((
-            ExecutionRecord {
-                duration_secs: total,
-                ..execution
-            },
-            judgement,
-        ))
+        Ok((execution, judgement))
     }
 }
 

@@ -96,19 +96,22 @@ pub fn highlight(code: &str, lang: CodeLanguage) -> Option<Vec<Segment>> {
 mod tests {
     use super::*;
 
+    /// The texts highlighted as `kind`.
+    fn of_kind<'a>(segments: &'a [(&str, String)], kind: &str) -> Vec<&'a str> {
+        segments
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, s)| s.as_str())
+            .collect()
+    }
+
     #[test]
     fn tokens_get_their_classes_and_the_text_is_kept_whole() {
         let code = "def f(x):\n    # say it\n    return print(\"hi\", 42, None)\n";
         let segments = highlight(code, CodeLanguage::Python).expect("highlighted");
         let joined: String = segments.iter().map(|(_, s)| s.as_str()).collect();
         assert_eq!(joined, code);
-        let of = |kind: &str| -> Vec<&str> {
-            segments
-                .iter()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, s)| s.as_str())
-                .collect()
-        };
+        let of = |kind: &str| of_kind(&segments, kind);
         assert!(of("keyword").contains(&"def"), "{segments:?}");
         assert!(of("keyword").contains(&"return"), "{segments:?}");
         assert_eq!(of("comment"), ["# say it"]);
@@ -125,13 +128,7 @@ mod tests {
         let segments = highlight(code, CodeLanguage::Cpp).expect("highlighted");
         let joined: String = segments.iter().map(|(_, s)| s.as_str()).collect();
         assert_eq!(joined, code);
-        let of = |kind: &str| -> Vec<&str> {
-            segments
-                .iter()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, s)| s.as_str())
-                .collect()
-        };
+        let of = |kind: &str| of_kind(&segments, kind);
         for keyword in ["#include", "for", "return"] {
             assert!(of("keyword").contains(&keyword), "{keyword}: {segments:?}");
         }
