@@ -224,6 +224,34 @@ pub struct ExecutionRecord {
     pub tests: Option<TestsRun>,
 }
 
+/// ParEval's runtime figures of a correct C++ case, measured after its
+/// verdict and never part of it: the mean seconds of 5 runs of `compute`
+/// (the reply's function) and of `best` (ParEval's sequential baseline) at
+/// the problem's size, at `threads`, on this machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Speed {
+    pub threads: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_secs: Option<f64>,
+    /// Why there are no figures: the timing run passed its limit, crashed,
+    /// or its `validate()` failed this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+impl Speed {
+    /// ParEval's speedup of this case: T_best / T.
+    pub fn speedup(&self) -> Option<f64> {
+        match (self.time_secs, self.best_secs) {
+            // ParEval's floor (max(runtime, 1e-8)) for a time too short to read.
+            (Some(t), Some(best)) => Some(best / t.max(1e-8)),
+            _ => None,
+        }
+    }
+}
+
 /// What a tests case's prelude saw: whether the tests ran to their end, and
 /// if not, how the process left before.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -323,6 +351,9 @@ pub struct CaseRecord {
     pub llm_secs: f64,
     /// Seconds the program ran (0 when it never ran).
     pub exec_secs: f64,
+    /// A correct ParEval case's runtime and its baseline's (`[cpp] speed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
     /// RFC 3339 time the case finished.
     pub finished_at: String,
 }
@@ -413,6 +444,7 @@ pub(crate) mod fixtures {
             generation_secs: None,
             llm_secs: 0.1,
             exec_secs: 0.02,
+            speed: None,
             finished_at: "2026-01-01T00:00:00Z".into(),
         }
     }

@@ -31,6 +31,8 @@ fn cpp() -> &'static Cpp {
         Cpp::new(
             CppConfig {
                 compile_timeout_secs: 20.0,
+                // Verdicts only: the timing runs are tests/pareval_speed.rs's.
+                speed: false,
                 ..CppConfig::default()
             },
             None,

@@ -34,7 +34,15 @@ fn expected(id: &str) -> Verdict {
 #[test]
 fn the_references_pass_as_pareval_judges_them() {
     let sandbox = Sandbox::new(&SandboxConfig::default(), &RUNTIME).expect("sandbox");
-    let cpp = Cpp::new(CppConfig::default(), None);
+    // Verdicts only: timing 116 references would add minutes
+    // (tests/pareval_speed.rs checks the timing runs).
+    let cpp = Cpp::new(
+        CppConfig {
+            speed: false,
+            ..CppConfig::default()
+        },
+        None,
+    );
     let mut questions = Vec::new();
     for file in ["pareval-serial.json", "pareval-omp.json"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +108,7 @@ fn the_recorded_live_runs_replay_to_their_numbers() {
         ("benches-data/pareval-serial.json", 29, [29, 19, 7, 4, 1]),
         ("benches-data/pareval-omp.json", 16, [16, 23, 4, 16, 1]),
     ] {
-        let s = prompts_cli::Scratch::recorded(suite, "backend = \"replay\"");
+        let s = prompts_cli::Scratch::recorded(suite, "backend = \"replay\"\n[cpp]\nspeed = false");
         let run = s.prompts(&[], &[("INSTA_UPDATE", "no")]);
         assert_eq!(run.status, Some(101), "{}", run.both());
         let summary = s.summary();

@@ -9,7 +9,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use prompteval::suite::{CodeLanguage, ParallelModel, Suite};
+use prompteval::suite::variants::parts::Parts;
+use prompteval::suite::variants::{PER_QUESTION, Strategy, Writer, expand};
+use prompteval::suite::{CodeLanguage, ParallelModel, Question, Suite};
 
 fn load(file: &str) -> Suite {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -88,4 +90,98 @@ fn the_serial_suite_loads_with_60_checked_questions() {
 #[test]
 fn the_omp_suite_loads_with_60_checked_questions() {
     check("pareval-omp.json", ParallelModel::Omp);
+}
+
+/// Writes texts that show where they came from: a p_top of five
+/// paragraphs and summaries one word too long.
+struct Scripted;
+
+impl Writer for Scripted {
+    type Error = std::convert::Infallible;
+    fn p_top(&self, q: &Question, _: &Parts) -> Result<String, Self::Error> {
+        Ok(format!(
+            "The function solves {}. It reads its input.\n\nIt loops. It keeps a total.\n\nIt uses OpenMP. Threads share the loop.\n\nIt handles the empty case.\n\nIt returns. Done.",
+            q.id
+        ))
+    }
+    fn summary(&self, _: &Question, _: &str, words: u32) -> Result<String, Self::Error> {
+        Ok(vec!["word"; words as usize + 1].join(" "))
+    }
+}
+
+/// PO-ParEval (paper §3.3): every problem of both subsets gives the 41
+/// prompts of the partial order and the original, and only the
+/// description comment changes: the preamble (everything before the last
+/// `/* */` before the signature) and the signature stay byte for byte.
+#[test]
+fn the_partial_order_varies_only_the_description_comment() {
+    for (file, first_line) in [
+        ("pareval-serial.json", None),
+        ("pareval-omp.json", Some("#include <omp.h>")),
+    ] {
+        let suite = load(file);
+        let expanded = expand(&suite, 42, &Scripted).unwrap().suite;
+        assert_eq!(expanded.questions.len(), 60 * PER_QUESTION, "{file}");
+        for q in &suite.questions {
+            let open = q.question.rfind("/*").expect("a description comment");
+            let preamble = &q.question[..open];
+            let signature = q.question.lines().last().unwrap();
+            if let Some(line) = first_line {
+                assert!(preamble.starts_with(line), "{}", q.id);
+            }
+            let family: Vec<_> = expanded
+                .questions
+                .iter()
+                .filter(|v| v.variant.as_ref().is_some_and(|v| v.of == q.id))
+                .collect();
+            let count = |s: Strategy| {
+                family
+                    .iter()
+                    .filter(|v| v.variant.as_ref().unwrap().strategy == s)
+                    .count()
+            };
+            assert_eq!(
+                [
+                    Strategy::Original,
+                    Strategy::PBot,
+                    Strategy::Summary,
+                    Strategy::Paragraph,
+                    Strategy::Masking,
+                    Strategy::PTop
+                ]
+                .map(count),
+                [1, 1, 7, 16, 16, 1],
+                "{}",
+                q.id
+            );
+            for v in &family {
+                let strategy = v.variant.as_ref().unwrap().strategy;
+                assert_eq!(v.code_language(), CodeLanguage::Cpp);
+                assert_eq!(v.pareval, q.pareval, "{}", v.id);
+                if strategy == Strategy::Original {
+                    assert_eq!(v.question, q.question);
+                    continue;
+                }
+                assert!(v.question.starts_with(preamble), "{}", v.id);
+                assert!(v.question.ends_with(signature), "{}", v.id);
+                let middle = &v.question[preamble.len()..v.question.len() - signature.len()];
+                if strategy == Strategy::PBot {
+                    assert_eq!(middle, "", "{}", v.id);
+                } else {
+                    assert!(
+                        middle.starts_with("/* ") && middle.ends_with("*/\n"),
+                        "{}: {middle:?}",
+                        v.id
+                    );
+                    assert_eq!(middle.matches("*/").count(), 1, "{}", v.id);
+                }
+            }
+            let p_top = family.iter().find(|v| v.id.ends_with(".p_top")).unwrap();
+            assert!(p_top.question.contains("It handles the empty case."));
+        }
+        // The seed decides the samples, the same on every run.
+        let again = expand(&suite, 42, &Scripted).unwrap().suite;
+        assert_eq!(again, expanded);
+        assert_ne!(expand(&suite, 7, &Scripted).unwrap().suite, expanded);
+    }
 }

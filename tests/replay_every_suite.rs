@@ -79,6 +79,9 @@ fn replay(suite: &Path) -> Result<(), String> {
         ),
         ("PROMPTEVAL_SUITE", suite.to_str().unwrap().to_string()),
         ("PROMPTEVAL_BACKEND", "replay".to_string()),
+        // Replay is the subject: C++ timing runs would add minutes
+        // (tests/pareval_speed.rs checks them).
+        ("PROMPTEVAL_SPEED", "off".to_string()),
     ];
     if models.len() > 1 {
         env.push(("PROMPTEVAL_MODELS", names));

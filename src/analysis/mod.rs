@@ -14,4 +14,5 @@ pub mod kinds;
 pub mod outcomes;
 pub(crate) mod prompt_results;
 pub mod robustness;
+pub(crate) mod speed;
 pub mod stats;

@@ -41,6 +41,8 @@ pub(crate) struct Tally {
     /// and their questions' ids, once each, in first-seen order.
     suspect: usize,
     suspect_questions: indexmap::IndexSet<String>,
+    /// ParEval's timing figures of the correct cases.
+    speed: super::speed::SpeedTally,
 }
 
 impl Tally {
@@ -92,6 +94,7 @@ impl Tally {
         if r.passed() {
             self.correct += 1;
             round.0 += 1;
+            self.speed.add(r);
         } else {
             *self
                 .errors
@@ -239,6 +242,7 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         rounds: round_stats(&t.rounds),
         threshold,
         gate_passed: threshold.map(|t| super::gate::meets(accuracy, t)),
+        speed: t.speed.summary(),
     };
     // summary.json keeps the English sentences; views word them again in
     // the run's language from the same counts.

@@ -10,17 +10,33 @@ use std::sync::OnceLock;
 use crate::ask::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
 use crate::case::CaseId;
 use crate::config::{BackendKind, LlmConfig};
-use crate::suite::Question;
 use crate::suite::variants::Writer;
 use crate::suite::variants::parts::Parts;
+use crate::suite::{CodeLanguage, Question};
 
-/// Appendix B's system prompt, for Python.
-pub const APPENDIX_B_SYSTEM: &str = "You are an expert in Python. The user will provide a code snippet, and the code snippet will contain a function whose name starts with **correct**. You should produce a description of that specific function as a hint for how to implement it. You should only describe the function itself (not the surrounding code), and refer to it as \"the function\" or \"the function provided,\" never by its actual name. If the implementation requires helper functions, your description should still be self-contained.\nYou should describe the function step by step, and include all the details of the function.";
+/// Appendix B's system prompt; `<C++ or Python, depending on the
+/// language>` is the question's.
+pub fn appendix_b_system(language: CodeLanguage) -> String {
+    format!(
+        "You are an expert in {}. The user will provide a code snippet, and the code snippet will contain a function whose name starts with **correct**. You should produce a description of that specific function as a hint for how to implement it. You should only describe the function itself (not the surrounding code), and refer to it as \"the function\" or \"the function provided,\" never by its actual name. If the implementation requires helper functions, your description should still be self-contained.\nYou should describe the function step by step, and include all the details of the function.",
+        language.name()
+    )
+}
 
 /// For a question that is not a function: the same request in words that fit.
-const PLAIN_SYSTEM: &str = "You are an expert in Python. The user will provide a task and a program that solves it. You should produce a description of how the program solves the task, as a hint for how to implement it. Describe it step by step and include all the details, without quoting the program.";
+fn plain_system(language: CodeLanguage) -> String {
+    format!(
+        "You are an expert in {}. The user will provide a task and a program that solves it. You should produce a description of how the program solves the task, as a hint for how to implement it. Describe it step by step and include all the details, without quoting the program.",
+        language.name()
+    )
+}
 
-const SUMMARY_SYSTEM: &str = "You condense descriptions of Python functions.";
+fn summary_system(language: CodeLanguage) -> String {
+    format!(
+        "You condense descriptions of {} functions.",
+        language.name()
+    )
+}
 
 /// The paper's sampling temperatures (Appendix A).
 const P_TOP_TEMPERATURE: f64 = 0.7;
@@ -77,7 +93,7 @@ impl LlmWriter {
         &self,
         q: &Question,
         what: &str,
-        system: &str,
+        system: String,
         user: String,
         temperature: f64,
     ) -> Result<String, WriterError> {
@@ -110,11 +126,11 @@ impl LlmWriter {
                 source: Box::new(e),
             })?;
         let mut text = clean(&reply.content);
-        // The snippet's `correct_` name is ours, not the problem's: a
+        // The snippet's `correct` name is ours, not the problem's: a
         // writer that repeats it would point the model at a function the
         // tests never call.
         if let Some(entry) = &q.entry_point {
-            text = text.replace(&format!("correct_{entry}"), entry);
+            text = text.replace(&correct_name(q.code_language(), entry), entry);
         }
         if text.is_empty() {
             return Err(WriterError::Empty {
@@ -132,16 +148,21 @@ impl Writer for LlmWriter {
         let Some(reference) = &q.reference else {
             return Err(WriterError::NoReference);
         };
+        let language = q.code_language();
         let (system, user) = match &q.entry_point {
             Some(entry) if parts.is_function() => (
-                APPENDIX_B_SYSTEM,
-                snippet(&q.question, parts, entry, reference),
+                appendix_b_system(language),
+                match language {
+                    CodeLanguage::Python => snippet(&q.question, parts, entry, reference),
+                    CodeLanguage::Cpp => cpp_snippet(&q.question, parts, entry, reference),
+                },
             ),
             _ => (
-                PLAIN_SYSTEM,
+                plain_system(language),
                 format!(
-                    "Task:\n{}\n\nProgram:\n```python\n{reference}\n```",
-                    q.question
+                    "Task:\n{}\n\nProgram:\n```{}\n{reference}\n```",
+                    q.question,
+                    language.as_str()
                 ),
             ),
         };
@@ -155,7 +176,7 @@ impl Writer for LlmWriter {
         self.ask(
             q,
             &format!("summary_{words}w"),
-            SUMMARY_SYSTEM,
+            summary_system(q.code_language()),
             user,
             SUMMARY_TEMPERATURE,
         )
@@ -178,6 +199,47 @@ pub fn snippet(question: &str, parts: &Parts, entry: &str, reference: &str) -> S
         format!("{}{}", parts.preamble, renamed(reference))
     } else {
         format!("{}{reference}", renamed(question))
+    }
+}
+
+/// The name the snippet gives the function: HumanEval's `correct_<name>`,
+/// ParEval's own `correct<Name>` (its baselines are written so).
+fn correct_name(language: CodeLanguage, entry: &str) -> String {
+    match language {
+        CodeLanguage::Python => format!("correct_{entry}"),
+        CodeLanguage::Cpp => {
+            let mut chars = entry.chars();
+            let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+            format!("correct{}{}", first.unwrap_or_default(), chars.as_str())
+        }
+    }
+}
+
+/// Appendix B's code snippet for a C++ question: the prompt as written
+/// (preamble, its description) with the reference as the function's
+/// definition, renamed `correct<Name>` as ParEval's baselines name it. A
+/// reference that is a body only completes the prompt's signature.
+pub fn cpp_snippet(question: &str, parts: &Parts, entry: &str, reference: &str) -> String {
+    let head = question
+        .strip_suffix(parts.signature.as_str())
+        .unwrap_or(&parts.preamble);
+    let renamed = |text: &str| {
+        regex::Regex::new(&format!(r"\b{}(\s*)\(", regex::escape(entry)))
+            .map(|re| {
+                re.replace(
+                    text,
+                    format!("{}${{1}}(", correct_name(CodeLanguage::Cpp, entry)),
+                )
+                .into_owned()
+            })
+            .unwrap_or_else(|_| text.to_string())
+    };
+    let whole_function = regex::Regex::new(&format!(r"\b{}\s*\(", regex::escape(entry)))
+        .is_ok_and(|re| re.is_match(reference));
+    if whole_function {
+        format!("{head}{}", renamed(reference.trim_start()))
+    } else {
+        format!("{head}{}\n{}", renamed(&parts.signature), reference)
     }
 }
 
@@ -217,6 +279,25 @@ mod tests {
                 "def area(r):\n    return 3 * r * r\n"
             ),
             "import math\n\n\ndef correct_area(r):\n    return 3 * r * r\n"
+        );
+    }
+
+    #[test]
+    fn a_cpp_snippet_is_the_prompt_with_the_reference_named_as_pareval_names_it() {
+        let question = "#include <vector>\n\n/* Sum x.\n   Example: [1, 2] -> 3\n*/\nint sumOf(std::vector<int> const& x) {";
+        let parts = Parts::of_cpp(question, Some("sumOf"));
+        let whole = "int sumOf(std::vector<int> const& x) {\n    int s = 0;\n    for (int v : x) s += v;\n    return s;\n}";
+        assert_eq!(
+            cpp_snippet(question, &parts, "sumOf", whole),
+            "#include <vector>\n\n/* Sum x.\n   Example: [1, 2] -> 3\n*/\nint correctSumOf(std::vector<int> const& x) {\n    int s = 0;\n    for (int v : x) s += v;\n    return s;\n}"
+        );
+        assert!(
+            cpp_snippet(question, &parts, "sumOf", "    return 0;\n}")
+                .ends_with("*/\nint correctSumOf(std::vector<int> const& x) {\n    return 0;\n}")
+        );
+        assert_eq!(correct_name(CodeLanguage::Cpp, "sumOf"), "correctSumOf");
+        assert!(
+            appendix_b_system(CodeLanguage::Cpp).starts_with("You are an expert in C++. The user")
         );
     }
 

@@ -214,7 +214,8 @@ impl Config {
         Ok(())
     }
 
-    /// The on/off switches: the response cache, the history, the variants.
+    /// The on/off switches: the response cache, the history, the variants,
+    /// the C++ timing runs.
     fn env_switches(&mut self, vars: &Vars) -> Result<(), ConfigError> {
         for (var, key, setting) in [
             ("PROMPTEVAL_CACHE", ["cache", ""], &mut self.cache),
@@ -228,6 +229,7 @@ impl Config {
                 ["variants", "enabled"],
                 &mut self.variants.enabled,
             ),
+            ("PROMPTEVAL_SPEED", ["cpp", "speed"], &mut self.cpp.speed),
         ] {
             if let Some((on, v)) = vars.parse(var, on_off, || "expected on or off".into())? {
                 *setting = on;

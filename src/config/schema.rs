@@ -244,6 +244,12 @@ pub struct CppConfig {
     pub compile_timeout_secs: f64,
     /// Address space of the compiler, in MiB.
     pub compile_memory_mb: u64,
+    /// A correct ParEval case is run once more at the largest thread count
+    /// to time it as ParEval does (reported, never judged); false skips it.
+    pub speed: bool,
+    /// Seconds that timing run may take (5 runs of compute() and of best()
+    /// at the problem's size); past it the case has no speed figures.
+    pub speed_timeout_secs: f64,
 }
 
 impl Default for CppConfig {
@@ -253,6 +259,8 @@ impl Default for CppConfig {
             threads: vec![1, 2, 4, 8],
             compile_timeout_secs: 60.0,
             compile_memory_mb: 2048,
+            speed: true,
+            speed_timeout_secs: 120.0,
         }
     }
 }

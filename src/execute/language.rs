@@ -4,7 +4,7 @@
 //! Python and C++ are its two cases; another language is one more arm
 //! here and a module of its own beside `program` (Python) and `cpp`.
 
-use crate::case::ExecutionRecord;
+use crate::case::{ExecutionRecord, Speed};
 use crate::sandbox::{Sandbox, SandboxError};
 use crate::suite::{CodeLanguage, Question};
 
@@ -19,6 +19,8 @@ pub struct Ran {
     pub shown: String,
     pub execution: ExecutionRecord,
     pub judgement: Judgement,
+    /// A correct ParEval case's runtime figures (never part of the verdict).
+    pub speed: Option<Speed>,
 }
 
 /// Each language's per-run state.
@@ -51,6 +53,7 @@ impl Languages {
                     shown: runnable.shown,
                     execution,
                     judgement,
+                    speed: None,
                 })
             }
             CodeLanguage::Cpp => self.cpp.run_noting_defects(question, code, sandbox),

@@ -131,6 +131,7 @@ pub fn record(prompt: &str, question: usize, round: u32, verdict: Verdict) -> Ca
         generation_secs: None,
         llm_secs: 1.5,
         exec_secs: 0.01 + 0.01 * question as f64,
+        speed: None,
         finished_at: "2025-08-14T01:24:00+08:00".into(),
     };
     shape_for_verdict(&mut rec, verdict);

@@ -17,4 +17,6 @@ pub use figures::*;
 pub(crate) use groups::{Cases, PromptGroup};
 pub use run_info::{GateSettings, ModelRun, NOT_ASKED, RunInfo};
 pub(crate) use summary::round_to;
-pub use summary::{MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, Summary};
+pub use summary::{
+    MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, SpeedSummary, Summary,
+};

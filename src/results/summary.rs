@@ -243,6 +243,53 @@ pub struct PromptResult {
     /// `accuracy >= threshold`, on the rounded accuracy shown to the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate_passed: Option<bool>,
+    /// ParEval's speed figures of the prompt's correct C++ cases (`[cpp]
+    /// speed`); reported, never part of the accuracy or the gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<SpeedSummary>,
+}
+
+/// ParEval's speedup of a prompt's correct cases, measured on the machine
+/// that ran them (analysis/speed.rs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpeedSummary {
+    /// The timing runs' thread count: the largest configured (1 for serial).
+    pub threads: u32,
+    /// Correct cases with figures.
+    pub timed: usize,
+    /// Correct cases whose timing run left none (its limit, a crash).
+    pub failed: usize,
+    /// Mean of T_best / T over the timed cases.
+    pub mean_speedup: Option<f64>,
+    /// ParEval's speedup_n@1 at n = `threads`: the mean over problems of
+    /// each problem's mean T_best / T.
+    pub speedup_n_at_1: Option<f64>,
+    /// Mean seconds of the reply's compute() and of ParEval's best().
+    pub mean_time_secs: Option<f64>,
+    pub mean_best_secs: Option<f64>,
+    /// The cores of the machine that measured them.
+    pub cores: usize,
+}
+
+impl SpeedSummary {
+    /// `speedup_8@1 1.52 · mean T_best/T 1.61 over 12 correct cases (8 threads, measured on this machine: 2 cores)`.
+    pub fn text(&self) -> String {
+        let figure = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
+        let failed = if self.failed > 0 {
+            format!(", {} not timed", self.failed)
+        } else {
+            String::new()
+        };
+        format!(
+            "speedup_{n}@1 {} · mean T_best/T {} over {} correct cases{failed} ({n} thread{s}, measured on this machine: {} cores)",
+            figure(self.speedup_n_at_1),
+            figure(self.mean_speedup),
+            self.timed,
+            self.cores,
+            n = self.threads,
+            s = if self.threads == 1 { "" } else { "s" },
+        )
+    }
 }
 
 impl PromptResult {

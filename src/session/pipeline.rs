@@ -189,6 +189,7 @@ impl Pipeline {
             generation_secs: None,
             llm_secs: 0.0,
             exec_secs: 0.0,
+            speed: None,
             finished_at: String::new(),
         }
     }
@@ -266,6 +267,7 @@ impl Pipeline {
                     );
                 }
                 record.execution = Some(ran.execution);
+                record.speed = ran.speed;
                 shown = Some(ran.shown);
             }
             Err(e) => {

@@ -34,6 +34,14 @@ impl CodeLanguage {
         }
     }
 
+    /// The language's name in prose (prompts to a writer model).
+    pub fn name(self) -> &'static str {
+        match self {
+            CodeLanguage::Python => "Python",
+            CodeLanguage::Cpp => "C++",
+        }
+    }
+
     /// The extension of a case's program file in the report.
     pub fn extension(self) -> &'static str {
         match self {

@@ -12,6 +12,13 @@
 // result at offset 64. Printing "Validation: PASS", exiting early (exit,
 // _exit, quick_exit, a signal handler, std::terminate) or never returning
 // leaves no record, so none of them can pass.
+//
+// With "time" as its second argument (a correct case's timing run), it then
+// times compute() and best() as ParEval's main does (5 runs each, reset()
+// after each, the mean; omp_get_wtime for OpenMP, high_resolution_clock for
+// serial) and writes a second record with both means at offset 128, after
+// both loops have ended. The verdict never depends on this run.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +30,10 @@
 class Context;
 extern "C++" {
 Context *init();
+void compute(Context *ctx);
+void best(Context *ctx);
 bool validate(Context *ctx);
+void reset(Context *ctx);
 void destroy(Context *ctx);
 }
 
@@ -40,12 +50,38 @@ void take_secret(int, char **, char **) {
 }
 }  // namespace
 
+// ParEval's NITER.
+const int RUNS = 5;
+
+double now() {
+#if defined(USE_OMP)
+    return omp_get_wtime();
+#else
+    return std::chrono::duration<double>(
+               std::chrono::high_resolution_clock::now().time_since_epoch())
+        .count();
+#endif
+}
+
+// The mean seconds of RUNS calls of `f`, reset after each (ParEval's loop).
+double mean_seconds(void (*f)(Context *), Context *ctx) {
+    double total = 0.0;
+    for (int i = 0; i < RUNS; i += 1) {
+        const double start = now();
+        f(ctx);
+        total += now() - start;
+        reset(ctx);
+    }
+    return total / RUNS;
+}
+
 __attribute__((section(".preinit_array"), used)) static void (*const prompteval_take_secret)(
     int, char **, char **) = take_secret;
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s THREADS\n", argv[0]);
+    const bool timing = argc == 3 && strcmp(argv[2], "time") == 0;
+    if (argc != 2 && !timing) {
+        fprintf(stderr, "usage: %s THREADS [time]\n", argv[0]);
         return 2;
     }
     const int threads = atoi(argv[1]);
@@ -65,6 +101,21 @@ int main(int argc, char **argv) {
     }
     printf("Validation: %s\n", valid ? "PASS" : "FAIL");
     fflush(stdout);
+    if (timing && valid) {
+        const double time = mean_seconds(compute, ctx);
+        const double best_time = mean_seconds(best, ctx);
+        unsigned char timed[56] = {0};
+        memcpy(timed, secret, sizeof secret);
+        memcpy(timed + 32, "PET1", 4);
+        memcpy(timed + 36, &threads, sizeof threads);
+        memcpy(timed + 40, &time, sizeof time);
+        memcpy(timed + 48, &best_time, sizeof best_time);
+        if (secret_taken) {
+            (void)!pwrite(0, timed, sizeof timed, 128);
+        }
+        printf("Time: %.*f\nBestSequential: %.*f\n", 14, time, 14, best_time);
+        fflush(stdout);
+    }
     destroy(ctx);
     return 0;
 }

@@ -12,6 +12,7 @@
 
 pub mod assemble;
 mod guard;
+mod speed;
 mod toolchain;
 mod verdict;
 
@@ -23,7 +24,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::case::{ExecutionRecord, Verdict};
+use crate::case::{ExecutionRecord, Speed, Verdict};
 use crate::config::CppConfig;
 use crate::sandbox::{CaseFile, Launch, LaunchLimits, Sandbox, SandboxError};
 use crate::suite::{ParEvalCheck, ParallelModel, Question};
@@ -98,6 +99,7 @@ impl Cpp {
                 return Ok(Ran {
                     shown,
                     execution: ExecutionRecord::default(),
+                    speed: None,
                     judgement: Judgement {
                         verdict: Verdict::WrongAnswer,
                         actual: String::new(),
@@ -120,13 +122,14 @@ impl Cpp {
                     shown,
                     execution,
                     judgement,
+                    speed: None,
                 });
             }
         };
         let (execution, judgement) = match &question.pareval {
             Some(check) => self.validate(check, &program, sandbox)?,
             None => {
-                let execution = run_program(sandbox, &program, &[], None)?;
+                let execution = run_program(sandbox, &program, &[], None, LaunchLimits::default())?;
                 let judgement = super::judge::judge_output(&execution, question);
                 (execution, judgement)
             }
@@ -135,11 +138,31 @@ impl Cpp {
             duration_secs: compiled.duration_secs + execution.duration_secs,
             ..execution
         };
+        let speed = match &question.pareval {
+            Some(check) if judgement.verdict == Verdict::Correct && self.config.speed => {
+                Some(self.measure_speed(check, &program, sandbox)?)
+            }
+            _ => None,
+        };
         Ok(Ran {
             shown,
             execution,
             judgement,
+            speed,
         })
+    }
+
+    /// ParEval's figures for a correct case, at the largest thread count
+    /// it ran at (speed.rs).
+    fn measure_speed(
+        &self,
+        check: &ParEvalCheck,
+        program: &[u8],
+        sandbox: &Sandbox,
+    ) -> Result<Speed, SandboxError> {
+        let threads = self.threads(check).into_iter().max().unwrap_or(1);
+        let timeout = Duration::from_secs_f64(self.config.speed_timeout_secs);
+        speed::measure(program, threads, timeout, sandbox)
     }
 
     /// [`Cpp::run`], with a ParEval defect of the problem named in the
@@ -261,7 +284,13 @@ impl Cpp {
         for t in self.threads(check) {
             let proof = ProofFile::new()?;
             let arg = [OsString::from(t.to_string())];
-            let execution = run_program(sandbox, program, &arg, Some(&proof.file))?;
+            let execution = run_program(
+                sandbox,
+                program,
+                &arg,
+                Some(&proof.file),
+                LaunchLimits::default(),
+            )?;
             total += execution.duration_secs;
             let run = ThreadRun {
                 threads: t,
@@ -306,6 +335,7 @@ fn run_program(
     program: &[u8],
     args: &[OsString],
     stdin: Option<&File>,
+    limits: LaunchLimits,
 ) -> Result<ExecutionRecord, SandboxError> {
     let executable = PathBuf::from(format!("./{PROGRAM}"));
     let launched = sandbox.launch(&Launch {
@@ -318,7 +348,7 @@ fn run_program(
         }],
         read: &[],
         stdin,
-        limits: LaunchLimits::default(),
+        limits,
         keep_folder: false,
     })?;
     Ok(launched.execution)
@@ -355,7 +385,8 @@ impl ProofFile {
                 .map_err(|e| fail(e.into()))?,
         );
         file.write_all(&secret).map_err(fail)?;
-        file.write_all(&[0u8; 128 - SECRET]).map_err(fail)?;
+        // Room for the validity record (at 64) and the timing record (speed.rs).
+        file.write_all(&[0u8; 256 - SECRET]).map_err(fail)?;
         Ok(ProofFile { file, secret })
     }
 

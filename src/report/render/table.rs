@@ -95,6 +95,7 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
+    out.push_str(&speed_lines(summary));
     out.push('\n');
     out.push_str(&best_line(summary, labels));
     out
@@ -135,6 +136,26 @@ fn partial_order_lines(summary: &Summary) -> String {
                 po.problems
             ),
         });
+    }
+    out
+}
+
+/// ParEval's speedup per prompt whose correct C++ cases were timed:
+/// reported beside the accuracy, never part of it.
+fn speed_lines(summary: &Summary) -> String {
+    let timed: Vec<_> = summary
+        .prompt_results
+        .iter()
+        .filter_map(|(name, r)| r.speed.as_ref().map(|s| (name, s)))
+        .collect();
+    if timed.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "speed of the correct cases (ParEval's T_best / T; reported, never judged):\n",
+    );
+    for (name, speed) in timed {
+        out.push_str(&format!("  {}: {}\n", terminal_safe(name), speed.text()));
     }
     out
 }
@@ -254,8 +275,10 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
     out.push_str(&grid(&header, &rows));
     for (model, results) in &summary.models {
         out.push_str(&format!("{}:\n", terminal_safe(model)));
-        let lines =
-            best_line(results, labels) + &pass_at_k_lines(results) + &partial_order_lines(results);
+        let lines = best_line(results, labels)
+            + &pass_at_k_lines(results)
+            + &partial_order_lines(results)
+            + &speed_lines(results);
         for line in lines.lines() {
             out.push_str(&format!("  {line}\n"));
         }

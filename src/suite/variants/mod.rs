@@ -16,7 +16,8 @@
 //! - and `original`, the benchmark's own prompt, outside the order.
 //!
 //! Only the description changes; preamble and signature stay
-//! ([`parts::Parts`]). The expanded suite is written to the run folder
+//! ([`parts::Parts`]): a Python question's docstring, a C++ question's
+//! last `/* */` comment before its signature (ParEval's). The expanded suite is written to the run folder
 //! (`variants.json`) for review and reuse as a suite: questions that
 //! already carry a `variant` are taken as they are.
 
@@ -82,7 +83,7 @@ pub fn expand<W: Writer + ?Sized>(
             questions.push(q.clone());
             continue;
         }
-        let parts = Parts::of(&q.question, q.entry_point.as_deref());
+        let parts = Parts::of_question(q);
         let p_top = match &q.p_top {
             Some(p) => p.clone(),
             None => {

@@ -1,36 +1,66 @@
 //! A question's prompt in the paper's three parts (§3.3, Figure 2):
 //! preamble (imports, helpers), signature, and the natural-language
 //! description. Variants replace the description only.
+//!
+//! Python (HumanEval): the description is the entry point's docstring.
+//! C++ (ParEval): it is the last `/* ... */` comment before the entry
+//! point's signature; the preamble is everything before that comment and
+//! the signature everything after it, both kept byte for byte.
+
+use crate::suite::{CodeLanguage, Question};
 
 /// A prompt taken apart; `render` puts it back with another description.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parts {
-    /// Everything before the entry point's `def` (imports, helpers).
+    /// Everything before the description (imports, helpers; C++: also the
+    /// types the problem declares).
     pub preamble: String,
-    /// The `def` line(s) through the colon, with its newline.
+    /// Python: the `def` line(s) through the colon, with its newline. C++:
+    /// the function's head through its opening brace.
     pub signature: String,
-    /// The docstring's text, dedented and trimmed ("" when there is none).
+    /// The description's text, dedented and trimmed ("" when there is none).
     pub description: String,
-    /// The docstring's indentation.
-    indent: String,
-    /// What follows the docstring (usually nothing).
+    /// How the description is written back.
+    style: Style,
+    /// What follows the description (usually nothing).
     after: String,
 }
 
+#[derive(Debug, Clone, PartialEq)]
+enum Style {
+    /// A docstring under the signature, at this indentation.
+    Docstring { indent: String },
+    /// A `/* */` comment before the signature, and what separated the two
+    /// in the original (a newline).
+    BlockComment { gap: String },
+}
+
 impl Parts {
+    /// The question's prompt taken apart as its language writes it.
+    pub fn of_question(q: &Question) -> Parts {
+        match q.code_language() {
+            CodeLanguage::Cpp => Parts::of_cpp(&q.question, q.entry_point.as_deref()),
+            CodeLanguage::Python => Parts::of(&q.question, q.entry_point.as_deref()),
+        }
+    }
+
     /// Splits a completion-style prompt at `def <entry_point>(`; a question
     /// without an entry point (or whose text has no such `def`) is all
     /// description.
     pub fn of(question: &str, entry_point: Option<&str>) -> Parts {
         entry_point
             .and_then(|entry| split_function(question, entry))
-            .unwrap_or_else(|| Parts {
-                preamble: String::new(),
-                signature: String::new(),
-                description: question.trim().to_string(),
-                indent: String::new(),
-                after: String::new(),
-            })
+            .unwrap_or_else(|| plain(question))
+    }
+
+    /// Splits a C++ prompt around the last block comment that ends right
+    /// before the entry point's signature. Without an entry point the
+    /// prompt is all description; without such a comment its description
+    /// is empty (p_bot is then the prompt itself).
+    pub fn of_cpp(question: &str, entry_point: Option<&str>) -> Parts {
+        entry_point
+            .and_then(|entry| split_cpp_function(question, entry))
+            .unwrap_or_else(|| plain(question))
     }
 
     /// Whether the prompt is a function to complete (else plain text).
@@ -44,23 +74,107 @@ impl Parts {
         if !self.is_function() {
             return description.unwrap_or("").to_string();
         }
-        let mut out = format!("{}{}", self.preamble, self.signature);
-        if let Some(text) = description.filter(|d| !d.trim().is_empty()) {
-            // A description holding the docstring's own quotes would end it early.
-            let text = text.trim().replace("\"\"\"", "'''");
-            out.push_str(&format!("{}\"\"\"\n", self.indent));
-            for line in text.lines() {
-                if line.trim().is_empty() {
-                    out.push('\n');
-                } else {
-                    out.push_str(&format!("{}{line}\n", self.indent));
+        let description = description.filter(|d| !d.trim().is_empty());
+        let mut out = self.preamble.clone();
+        match &self.style {
+            Style::Docstring { indent } => {
+                out.push_str(&self.signature);
+                if let Some(text) = description {
+                    out.push_str(&docstring_text(text, indent));
                 }
             }
-            out.push_str(&format!("{}\"\"\"\n", self.indent));
+            Style::BlockComment { gap } => {
+                if let Some(text) = description {
+                    out.push_str(&block_comment(text));
+                    out.push_str(gap);
+                }
+                out.push_str(&self.signature);
+            }
         }
         out.push_str(&self.after);
         out
     }
+}
+
+/// A question that is not a function to complete: all description.
+fn plain(question: &str) -> Parts {
+    Parts {
+        preamble: String::new(),
+        signature: String::new(),
+        description: question.trim().to_string(),
+        style: Style::Docstring {
+            indent: String::new(),
+        },
+        after: String::new(),
+    }
+}
+
+/// `text` as a docstring at `indent`, quotes on lines of their own.
+fn docstring_text(text: &str, indent: &str) -> String {
+    // A description holding the docstring's own quotes would end it early.
+    let text = text.trim().replace(r#"""""#, "'''");
+    let mut out = format!("{indent}\"\"\"\n");
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(&format!("{indent}{line}\n"));
+        }
+    }
+    out.push_str(&format!("{indent}\"\"\"\n"));
+    out
+}
+
+/// `text` as ParEval writes a description: `/* ` and the first line, the
+/// following ones indented by three spaces, and `*/` on a line of its own.
+fn block_comment(text: &str) -> String {
+    // A description holding `*/` would end the comment early.
+    let text = text.trim().replace("*/", "* /");
+    let mut out = String::from("/*");
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 {
+            out.push_str(&format!(" {line}\n"));
+        } else if line.trim().is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(&format!("   {line}\n"));
+        }
+    }
+    out.push_str("*/");
+    out
+}
+
+/// The C++ split. The signature starts at the last line that names the
+/// entry point followed by `(` (ParEval writes the return type on the same
+/// line); the description is the `/* */` comment that ends right before
+/// it, with only whitespace between them (the gap, kept).
+fn split_cpp_function(text: &str, entry: &str) -> Option<Parts> {
+    let head = regex::Regex::new(&format!(r"(?m)^[^\n]*\b{}[ \t]*\(", regex::escape(entry)))
+        .ok()?
+        .find_iter(text)
+        .last()?;
+    let before = &text[..head.start()];
+    let comment_end = before.trim_end().len();
+    let comment = before[..comment_end]
+        .strip_suffix("*/")
+        .and_then(|inner| inner.rfind("/*"));
+    let (preamble, description, gap) = match comment {
+        Some(open) => (
+            &text[..open],
+            dedent(&before[open + 2..comment_end - 2]),
+            &before[comment_end..],
+        ),
+        None => (before, String::new(), "\n"),
+    };
+    Some(Parts {
+        preamble: preamble.to_string(),
+        signature: text[head.start()..].to_string(),
+        description,
+        style: Style::BlockComment {
+            gap: gap.to_string(),
+        },
+        after: String::new(),
+    })
 }
 
 fn split_function(text: &str, entry: &str) -> Option<Parts> {
@@ -97,7 +211,7 @@ fn split_function(text: &str, entry: &str) -> Option<Parts> {
         preamble: preamble.to_string(),
         signature: signature.to_string(),
         description,
-        indent,
+        style: Style::Docstring { indent },
         after,
     })
 }
@@ -191,5 +305,61 @@ mod tests {
         assert_eq!(p.description, "Print the sum.");
         assert_eq!(p.render(Some("Add them.")), "Add them.");
         assert_eq!(p.render(None), "");
+    }
+
+    const PAREVAL_48: &str = "#include <omp.h>\n\nstruct Element {\n\tsize_t index;\n  double value;\n};\n\n/* Compute z = alpha*x+y where x and y are sparse vectors. Store the result in z.\n   Use OpenMP to compute in parallel.\n   Example:\n   \n   input: x=[{5, 12}, {8, 3}], alpha=1\n   output: z=[{3, 1}]\n*/\nvoid sparseAxpy(double alpha, std::vector<Element> const& x, std::vector<Element> const& y, std::vector<double> &z) {";
+
+    #[test]
+    fn a_pareval_prompt_splits_around_its_last_comment_before_the_signature() {
+        let p = Parts::of_cpp(PAREVAL_48, Some("sparseAxpy"));
+        assert_eq!(
+            p.preamble,
+            "#include <omp.h>\n\nstruct Element {\n\tsize_t index;\n  double value;\n};\n\n"
+        );
+        assert!(p.signature.starts_with("void sparseAxpy(double alpha"));
+        assert!(p.signature.ends_with("std::vector<double> &z) {"));
+        assert_eq!(
+            p.description,
+            "Compute z = alpha*x+y where x and y are sparse vectors. Store the result in z.\nUse OpenMP to compute in parallel.\nExample:\n\ninput: x=[{5, 12}, {8, 3}], alpha=1\noutput: z=[{3, 1}]"
+        );
+        // The original description renders back to the original prompt.
+        assert_eq!(
+            p.render(Some(&p.description)),
+            PAREVAL_48.replace("   \n", "\n")
+        );
+        // p_bot: preamble and signature, byte for byte.
+        assert_eq!(p.render(None), format!("{}{}", p.preamble, p.signature));
+        let other = p.render(Some("Add them.\n\nIt ends */ here."));
+        assert_eq!(
+            other,
+            format!(
+                "{}/* Add them.\n\n   It ends * / here.\n*/\n{}",
+                p.preamble, p.signature
+            )
+        );
+    }
+
+    #[test]
+    fn a_comment_inside_the_preamble_stays_there() {
+        let text =
+            "/* helper */\nint g() { return 1; }\n\n// no block comment here\nint f(int x) {";
+        let p = Parts::of_cpp(text, Some("f"));
+        assert_eq!(p.description, "");
+        assert_eq!(
+            p.preamble,
+            "/* helper */\nint g() { return 1; }\n\n// no block comment here\n"
+        );
+        assert_eq!(p.render(None), text);
+        assert_eq!(
+            p.render(Some("Returns x.")),
+            "/* helper */\nint g() { return 1; }\n\n// no block comment here\n/* Returns x.\n*/\nint f(int x) {"
+        );
+        // Only the entry point's own head starts the signature.
+        let p = Parts::of_cpp(
+            "/* a */\nint f2(int) {}\n/* b\n*/\nint f(int x) {",
+            Some("f"),
+        );
+        assert_eq!(p.preamble, "/* a */\nint f2(int) {}\n");
+        assert_eq!(p.description, "b");
     }
 }

@@ -64,6 +64,8 @@ struct Page<'a> {
     rows: Vec<Row>,
     /// Whether some prompt has pass@k for a k > 1 (the pass@k column).
     show_pass_at_k: bool,
+    /// Some prompt's correct C++ cases were timed (ParEval's speedup).
+    show_speed: bool,
     /// pass@1 against prompt detail, per prompt (a run of prompt variants).
     curves: Vec<super::svg::PromptCharts<'a>>,
     overview: super::svg::Overview,
@@ -109,6 +111,7 @@ struct Row {
     tokens: String,
     /// pass@k with intervals.
     pass_at_k: String,
+    speed: Option<String>,
     verdict_counts: Vec<usize>,
     rounds: Option<String>,
     gate: Option<String>,
@@ -194,6 +197,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, links: Links<'a>) -> Page<'
             words::not_evaluated_more(info.language, info.not_evaluated.len() - NOT_EVALUATED_ROWS)
         }),
         rows: rows(summary, info.language),
+        show_speed: summary.prompt_results.values().any(|r| r.speed.is_some()),
         show_pass_at_k: summary
             .prompt_results
             .values()
@@ -223,6 +227,7 @@ fn rows(summary: &Summary, lang: crate::language::Language) -> Vec<Row> {
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
             pass_at_k: r.pass_at_k_text(),
+            speed: r.speed.as_ref().map(|s| s.text()),
             verdict_counts: verdicts
                 .iter()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
