@@ -140,7 +140,7 @@ impl Cpp {
         };
         let speed = match &question.pareval {
             Some(check) if judgement.verdict == Verdict::Correct && self.config.speed => {
-                Some(self.measure_speed(check, &program, sandbox)?)
+                Some(self.measure_speed(check, &program, sandbox))
             }
             _ => None,
         };
@@ -153,16 +153,17 @@ impl Cpp {
     }
 
     /// ParEval's figures for a correct case, at the largest thread count
-    /// it ran at (speed.rs).
-    fn measure_speed(
-        &self,
-        check: &ParEvalCheck,
-        program: &[u8],
-        sandbox: &Sandbox,
-    ) -> Result<Speed, SandboxError> {
+    /// it ran at (speed.rs). A harness failure here leaves the verdict
+    /// alone: the case has no figures, and says why.
+    fn measure_speed(&self, check: &ParEvalCheck, program: &[u8], sandbox: &Sandbox) -> Speed {
         let threads = self.threads(check).into_iter().max().unwrap_or(1);
         let timeout = Duration::from_secs_f64(self.config.speed_timeout_secs);
-        speed::measure(program, threads, timeout, sandbox)
+        speed::measure(program, threads, timeout, sandbox).unwrap_or_else(|e| Speed {
+            threads,
+            time_secs: None,
+            best_secs: None,
+            failed: Some(format!("the harness could not time it: {e}")),
+        })
     }
 
     /// [`Cpp::run`], with a ParEval defect of the problem named in the

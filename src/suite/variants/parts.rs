@@ -33,6 +33,8 @@ enum Style {
     /// A `/* */` comment before the signature, and what separated the two
     /// in the original (a newline).
     BlockComment { gap: String },
+    /// `//` lines right before the signature.
+    LineComments,
 }
 
 impl Parts {
@@ -87,6 +89,15 @@ impl Parts {
                 if let Some(text) = description {
                     out.push_str(&block_comment(text));
                     out.push_str(gap);
+                }
+                out.push_str(&self.signature);
+            }
+            Style::LineComments => {
+                if let Some(text) = description {
+                    for line in text.trim().lines() {
+                        out.push_str(format!("// {line}").trim_end());
+                        out.push('\n');
+                    }
                 }
                 out.push_str(&self.signature);
             }
@@ -153,28 +164,63 @@ fn split_cpp_function(text: &str, entry: &str) -> Option<Parts> {
         .ok()?
         .find_iter(text)
         .last()?;
-    let before = &text[..head.start()];
+    // A function template's `template <...>` lines belong to its head.
+    let mut start = head.start();
+    while let Some(line_start) = text[..start.saturating_sub(1)]
+        .rfind('\n')
+        .map(|i| i + 1)
+        .or((start > 0).then_some(0))
+    {
+        if !text[line_start..start].trim_start().starts_with("template") {
+            break;
+        }
+        start = line_start;
+    }
+    let before = &text[..start];
     let comment_end = before.trim_end().len();
-    let comment = before[..comment_end]
+    let block = before[..comment_end]
         .strip_suffix("*/")
         .and_then(|inner| inner.rfind("/*"));
-    let (preamble, description, gap) = match comment {
+    let (preamble, description, style) = match block {
         Some(open) => (
             &text[..open],
             dedent(&before[open + 2..comment_end - 2]),
-            &before[comment_end..],
+            Style::BlockComment {
+                gap: before[comment_end..].to_string(),
+            },
         ),
-        None => (before, String::new(), "\n"),
+        None => match line_comments(before) {
+            Some((open, description)) => (&text[..open], description, Style::LineComments),
+            None => (
+                before,
+                String::new(),
+                Style::BlockComment { gap: "\n".into() },
+            ),
+        },
     };
     Some(Parts {
         preamble: preamble.to_string(),
-        signature: text[head.start()..].to_string(),
+        signature: text[start..].to_string(),
         description,
-        style: Style::BlockComment {
-            gap: gap.to_string(),
-        },
+        style,
         after: String::new(),
     })
+}
+
+/// A description written as `//` lines right before the signature: where
+/// they start, and their text.
+fn line_comments(before: &str) -> Option<(usize, String)> {
+    let mut open = before.len();
+    let mut lines = Vec::new();
+    for line in before.split_inclusive('\n').rev() {
+        let Some(text) = line.trim_start().strip_prefix("//") else {
+            break;
+        };
+        open -= line.len();
+        lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+    }
+    lines.reverse();
+    (!lines.is_empty()).then(|| (open, lines.join("\n").trim().to_string()))
 }
 
 fn split_function(text: &str, entry: &str) -> Option<Parts> {
@@ -341,18 +387,17 @@ mod tests {
 
     #[test]
     fn a_comment_inside_the_preamble_stays_there() {
-        let text =
-            "/* helper */\nint g() { return 1; }\n\n// no block comment here\nint f(int x) {";
+        let text = "/* helper */\nint g() { return 1; }\n\n// not a description\n\nint f(int x) {";
         let p = Parts::of_cpp(text, Some("f"));
         assert_eq!(p.description, "");
         assert_eq!(
             p.preamble,
-            "/* helper */\nint g() { return 1; }\n\n// no block comment here\n"
+            "/* helper */\nint g() { return 1; }\n\n// not a description\n\n"
         );
         assert_eq!(p.render(None), text);
         assert_eq!(
             p.render(Some("Returns x.")),
-            "/* helper */\nint g() { return 1; }\n\n// no block comment here\n/* Returns x.\n*/\nint f(int x) {"
+            "/* helper */\nint g() { return 1; }\n\n// not a description\n\n/* Returns x.\n*/\nint f(int x) {"
         );
         // Only the entry point's own head starts the signature.
         let p = Parts::of_cpp(
@@ -361,5 +406,25 @@ mod tests {
         );
         assert_eq!(p.preamble, "/* a */\nint f2(int) {}\n");
         assert_eq!(p.description, "b");
+    }
+
+    #[test]
+    fn a_template_head_and_a_line_comment_description_are_kept_apart() {
+        let text = "#include <vector>\n\n// Sum x.\n// Example: [1, 2] -> 3\ntemplate <typename T>\nT sumOf(std::vector<T> const& x) {";
+        let p = Parts::of_cpp(text, Some("sumOf"));
+        assert_eq!(p.preamble, "#include <vector>\n\n");
+        assert_eq!(
+            p.signature,
+            "template <typename T>\nT sumOf(std::vector<T> const& x) {"
+        );
+        assert_eq!(p.description, "Sum x.\nExample: [1, 2] -> 3");
+        assert_eq!(p.render(Some(&p.description)), text);
+        assert_eq!(p.render(None), format!("{}{}", p.preamble, p.signature));
+        let blocked = "/* Sum x. */\ntemplate <typename T>\nT sumOf(std::vector<T> const& x) {";
+        let p = Parts::of_cpp(blocked, Some("sumOf"));
+        assert_eq!(
+            (p.preamble.as_str(), p.description.as_str()),
+            ("", "Sum x.")
+        );
     }
 }
