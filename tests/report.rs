@@ -447,6 +447,7 @@ fn result(accuracy: f64, correct: usize, total: usize, avg: f64) -> PromptResult
         rounds: None,
         threshold: None,
         gate_passed: None,
+        speed: None,
     }
 }
 
