@@ -429,3 +429,162 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5));
     assert_eq!(po["violations"], serde_json::json!([]));
 }
+
+/// PO-ParEval end to end: ParEval's OpenMP axpy (the committed suite's
+/// problem, ParEval's own check) under the same scripted writer and model,
+/// which writes the correct OpenMP body exactly when the prompt holds the
+/// key sentence or ParEval's own description. Only the description comment
+/// changes in what the model is asked, the writer is asked in C++ with the
+/// reference named `correctAxpy`, and each case's verdict (ParEval's
+/// check at 1, 2, 4 and 8 threads) is the one the variant's definition
+/// predicts.
+#[test]
+fn a_pareval_problem_varies_its_description_comment_only() {
+    let suite: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("benches-data/pareval-omp-po8.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut one = suite.clone();
+    one["questions"] = Value::Array(
+        suite["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|q| q["id"] == "03_dense_la_axpy")
+            .cloned()
+            .collect(),
+    );
+    let original = one["questions"][0]["question"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let open = original.rfind("/*").unwrap();
+    let (preamble, signature) = (&original[..open], original.lines().last().unwrap());
+    let cpp_model = |req: &Request| {
+        if req.path != "/api/chat"
+            || system(req).contains("**correct**")
+            || system(req).contains("condense")
+        {
+            return model(req);
+        }
+        let user = req.last_user_message().unwrap_or("");
+        let knows = user.contains("STEP3 key") || user.contains("Compute z = alpha*x+y");
+        let line = if knows {
+            "z[i] = alpha*x[i] + y[i];"
+        } else {
+            "z[i] = x[i];"
+        };
+        Behaviour::Reply(format!(
+            "```cpp\n#pragma omp parallel for\nfor (size_t i = 0; i < x.size(); i += 1) {{\n    {line}\n}}\n```"
+        ))
+    };
+    let server = StubServer::start(cpp_model);
+    let s = scratch(&one.to_string());
+    let env = [
+        ("OLLAMA_HOST", server.url()),
+        // The verdicts are the subject, not the timing runs.
+        ("PROMPTEVAL_SPEED", "off".to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = s.prompts(&[], &env);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+
+    let chats = server.requests_to("/api/chat");
+    let writer: Vec<&Request> = chats
+        .iter()
+        .filter(|r| system(r).contains("**correct**"))
+        .collect();
+    assert_eq!(writer.len(), 1);
+    assert!(
+        system(writer[0]).starts_with("You are an expert in C++. "),
+        "{}",
+        system(writer[0])
+    );
+    let snippet = writer[0].last_user_message().unwrap();
+    assert!(
+        snippet.starts_with(&original[..original.len() - signature.len()]),
+        "{snippet}"
+    );
+    assert!(
+        snippet.contains("void correctAxpy(double alpha"),
+        "{snippet}"
+    );
+    assert!(
+        chats
+            .iter()
+            .filter(|r| system(r).contains("condense"))
+            .all(|r| system(r).contains("C++ functions"))
+    );
+
+    // What the model under test was asked: ParEval's template around the
+    // variant, whose preamble and signature are the original's.
+    let asked: Vec<&str> = chats
+        .iter()
+        .filter(|r| !system(r).contains("**correct**") && !system(r).contains("condense"))
+        .map(|r| r.last_user_message().unwrap())
+        .collect();
+    assert_eq!(asked.len(), 42);
+    for user in &asked {
+        assert!(
+            user.starts_with("Complete the C++ function axpy."),
+            "{user}"
+        );
+        let code = user
+            .split("```cpp\n")
+            .nth(1)
+            .unwrap()
+            .trim_end()
+            .trim_end_matches("```")
+            .trim_end();
+        assert!(
+            code.starts_with(preamble) && code.ends_with(signature),
+            "{code}"
+        );
+        let middle = &code[preamble.len()..code.len() - signature.len()];
+        assert!(
+            middle.is_empty() || (middle.starts_with("/* ") && middle.ends_with("*/\n")),
+            "{middle:?}"
+        );
+    }
+
+    let run_dir = s.run_dir();
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("variants.json")).unwrap())
+            .unwrap();
+    let journal = std::fs::read_to_string(run_dir.join("journal.jsonl")).unwrap();
+    let verdicts: BTreeMap<String, String> = journal
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| {
+            (
+                r["case"]["question_id"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut passed = 0;
+    for q in stored["questions"].as_array().unwrap() {
+        let want = expected_pass(&q["variant"]);
+        let got = &verdicts[q["id"].as_str().unwrap()];
+        assert_eq!(got == "correct", want, "{}: {got}", q["id"]);
+        assert!(want || got == "wrong_answer", "{}: {got}", q["id"]);
+        passed += usize::from(want);
+    }
+    let summary = s.summary();
+    assert_eq!(
+        summary["prompt_results"]["pareval_chat"]["correct_answers"],
+        passed
+    );
+    let curves = &summary["partial_order"]["pareval_chat"]["curves"];
+    for strategy in ["summary", "paragraph", "masking"] {
+        let points = curves[strategy].as_array().unwrap();
+        assert_eq!(points.first().unwrap()["label"], "p_bot");
+        assert_eq!(points.first().unwrap()["pass_at_1"], 0.0);
+        assert_eq!(points.last().unwrap()["label"], "p_top");
+        assert_eq!(points.last().unwrap()["pass_at_1"], 1.0);
+    }
+}
