@@ -1,29 +1,17 @@
 //! C++ questions judged as ParEval judges them, by the project's own driver
 //! (src/execute/cpp/driver.cc): hostile candidates never pass.
 
+#[path = "support/cpp_sandbox.rs"]
+mod cpp_sandbox;
+use cpp_sandbox::sandbox;
+
 use std::sync::OnceLock;
 
 use prompteval::case::Verdict;
-use prompteval::config::{CppConfig, SandboxConfig};
+use prompteval::config::CppConfig;
 use prompteval::execute::cpp::Cpp;
 use prompteval::execute::language::Ran;
-use prompteval::execute::python::RUNTIME;
-use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
-
-fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::new(
-            &SandboxConfig {
-                timeout_secs: 5.0,
-                ..SandboxConfig::default()
-            },
-            &RUNTIME,
-        )
-        .expect("sandbox")
-    })
-}
 
 fn cpp() -> &'static Cpp {
     static CPP: OnceLock<Cpp> = OnceLock::new();

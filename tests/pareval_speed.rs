@@ -2,29 +2,16 @@
 //! timed once more at the largest thread count, as ParEval's main times
 //! it; the figures are reported and never change a verdict.
 
-use std::sync::OnceLock;
+#[path = "support/cpp_sandbox.rs"]
+mod cpp_sandbox;
+use cpp_sandbox::sandbox;
+
 
 use prompteval::case::Verdict;
-use prompteval::config::{CppConfig, SandboxConfig};
+use prompteval::config::CppConfig;
 use prompteval::execute::cpp::Cpp;
 use prompteval::execute::language::Ran;
-use prompteval::execute::python::RUNTIME;
-use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
-
-fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::new(
-            &SandboxConfig {
-                timeout_secs: 5.0,
-                ..SandboxConfig::default()
-            },
-            &RUNTIME,
-        )
-        .expect("sandbox")
-    })
-}
 
 /// `limit`: the timing run's seconds (init at the problem's size alone
 /// takes a second or two on a busy machine).
