@@ -93,39 +93,3 @@ fn the_references_pass_as_pareval_judges_them() {
         wrong.join("\n")
     );
 }
-
-#[path = "support/prompts_cli.rs"]
-mod prompts_cli;
-
-/// The live runs of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, llama-server,
-/// greedy, the ParEval authors' chat prompt) are recorded in
-/// tests/snapshots/pareval-{serial,omp}: replayed offline they give the
-/// pass@1 of docs/guide/cpp.md, 29 of 60 and 16 of 60 (the paper: 0.517
-/// and 0.300), case by case as the live run judged them.
-#[test]
-fn the_recorded_live_runs_replay_to_their_numbers() {
-    for (suite, correct, verdicts) in [
-        ("benches-data/pareval-serial.json", 29, [29, 19, 7, 4, 1]),
-        ("benches-data/pareval-omp.json", 16, [16, 23, 4, 16, 1]),
-    ] {
-        let s = prompts_cli::Scratch::recorded(suite, "backend = \"replay\"\n[cpp]\nspeed = false");
-        let run = s.prompts(&[], &[("INSTA_UPDATE", "no")]);
-        assert_eq!(run.status, Some(101), "{}", run.both());
-        let summary = s.summary();
-        let r = &summary["prompt_results"]["pareval_chat"];
-        assert_eq!(r["total_questions"], 60, "{summary}");
-        assert_eq!(r["correct_answers"], correct, "{}", run.both());
-        // correct, wrong_answer, runtime_error, syntax_error, timeout
-        let journal = std::fs::read_to_string(s.run_dir().join("journal.jsonl")).unwrap();
-        let count = |v: &str| journal.matches(&format!("\"verdict\":\"{v}\"")).count();
-        let got = [
-            "correct",
-            "wrong_answer",
-            "runtime_error",
-            "syntax_error",
-            "timeout",
-        ]
-        .map(count);
-        assert_eq!(got, verdicts, "{suite}");
-    }
-}

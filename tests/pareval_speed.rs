@@ -6,7 +6,6 @@
 mod cpp_sandbox;
 use cpp_sandbox::sandbox;
 
-
 use prompteval::case::Verdict;
 use prompteval::config::CppConfig;
 use prompteval::execute::cpp::Cpp;
