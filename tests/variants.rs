@@ -436,7 +436,7 @@ fn the_recorded_live_variants_replay_to_their_curves() {
 /// key sentence or ParEval's own description. Only the description comment
 /// changes in what the model is asked, the writer is asked in C++ with the
 /// reference named `correctAxpy`, and each case's verdict (ParEval's
-/// check at 1, 2, 4 and 8 threads) is the one the variant's definition
+/// check at 1 and 2 threads) is the one the variant's definition
 /// predicts.
 #[test]
 fn a_pareval_problem_varies_its_description_comment_only() {
@@ -458,6 +458,9 @@ fn a_pareval_problem_varies_its_description_comment_only() {
             .cloned()
             .collect(),
     );
+    // Two thread counts keep the 42 cases' runs short; the check is still
+    // ParEval's, run at more than one thread.
+    one["settings"]["threads"] = serde_json::json!([1, 2]);
     let original = one["questions"][0]["question"]
         .as_str()
         .unwrap()
