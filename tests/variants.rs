@@ -37,6 +37,14 @@ const SUITE: &str = r#"{
   ]
 }"#;
 
+/// The writer's p_top requests (Appendix B) among the chats.
+fn p_top_requests(chats: &[Request]) -> Vec<&Request> {
+    chats
+        .iter()
+        .filter(|r| system(r).contains("**correct**"))
+        .collect()
+}
+
 fn system(req: &Request) -> String {
     req.json["messages"][0]["content"]
         .as_str()
@@ -158,10 +166,7 @@ fn variants_are_the_papers_definitions_and_the_curves_are_their_verdicts() {
     let run = s.prompts(&[], &env);
     assert_eq!(run.status, Some(101), "{}", run.both());
     let chats = server.requests_to("/api/chat");
-    let writer: Vec<&Request> = chats
-        .iter()
-        .filter(|r| system(r).contains("**correct**"))
-        .collect();
+    let writer = p_top_requests(&chats);
     // inc and dbl had no p_top; neg's is in the suite.
     assert_eq!(writer.len(), 2);
     assert!(
@@ -497,10 +502,7 @@ fn a_pareval_problem_varies_its_description_comment_only() {
     assert_eq!(run.status, Some(101), "{}", run.both());
 
     let chats = server.requests_to("/api/chat");
-    let writer: Vec<&Request> = chats
-        .iter()
-        .filter(|r| system(r).contains("**correct**"))
-        .collect();
+    let writer = p_top_requests(&chats);
     assert_eq!(writer.len(), 1);
     assert!(
         system(writer[0]).starts_with("You are an expert in C++. "),

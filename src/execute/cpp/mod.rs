@@ -391,17 +391,28 @@ impl ProofFile {
         Ok(ProofFile { file, secret })
     }
 
-    /// The driver's record, when one with this file's secret is there.
-    fn record(&self) -> Result<Option<DriverRecord>, SandboxError> {
-        let mut record = [0u8; RECORD];
+    /// The `N` bytes the driver wrote at `at` after the secret and `tag`,
+    /// when they are there with this file's secret.
+    fn read_record<const N: usize>(
+        &self,
+        at: u64,
+        tag: &[u8; 4],
+    ) -> Result<Option<[u8; N]>, SandboxError> {
+        let mut record = [0u8; N];
         self.file
-            .read_exact_at(&mut record, RECORD_AT)
+            .read_exact_at(&mut record, at)
             .map_err(|e| SandboxError {
                 message: format!("cannot read the driver's proof file: {e}"),
             })?;
-        if record[..SECRET] != self.secret || &record[32..36] != b"PEV1" {
+        let proven = record[..SECRET] == self.secret && record[SECRET..SECRET + 4] == *tag;
+        Ok(proven.then_some(record))
+    }
+
+    /// The driver's record, when one with this file's secret is there.
+    fn record(&self) -> Result<Option<DriverRecord>, SandboxError> {
+        let Some(record) = self.read_record::<RECORD>(RECORD_AT, b"PEV1")? else {
             return Ok(None);
-        }
+        };
         Ok(Some(DriverRecord {
             valid: record[36] == 1,
             threads: u32::from_ne_bytes([record[40], record[41], record[42], record[43]]),

@@ -5,13 +5,12 @@
 //! case's secret, that both loops ended (driver.cc).
 
 use std::ffi::OsString;
-use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
 use crate::case::{ExecutionRecord, Speed};
 use crate::sandbox::{LaunchLimits, Sandbox, SandboxError};
 
-use super::{ProofFile, SECRET, run_program};
+use super::{ProofFile, run_program};
 
 /// Where the driver writes the timing record in the proof file.
 pub const TIMING_AT: u64 = 128;
@@ -54,16 +53,9 @@ pub fn measure(
 /// The two means from the driver's timing record, when it holds the
 /// case's secret.
 fn timing_record(proof: &ProofFile) -> Result<Option<(f64, f64)>, SandboxError> {
-    let mut record = [0u8; TIMING];
-    proof
-        .file
-        .read_exact_at(&mut record, TIMING_AT)
-        .map_err(|e| SandboxError {
-            message: format!("cannot read the driver's timing record: {e}"),
-        })?;
-    if record[..SECRET] != proof.secret || &record[32..36] != b"PET1" {
+    let Some(record) = proof.read_record::<TIMING>(TIMING_AT, b"PET1")? else {
         return Ok(None);
-    }
+    };
     let f = |at: usize| f64::from_ne_bytes(record[at..at + 8].try_into().expect("8 bytes"));
     let (time, best) = (f(40), f(48));
     Ok(
