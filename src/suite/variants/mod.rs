@@ -21,6 +21,7 @@
 //! (`variants.json`) for review and reuse as a suite: questions that
 //! already carry a `variant` are taken as they are.
 
+pub mod appendix_b;
 pub mod derive;
 pub mod parts;
 pub mod store;
