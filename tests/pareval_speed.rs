@@ -133,6 +133,8 @@ fn the_run_reports_the_speedup_beside_the_accuracy() {
         prompts_cli::Scratch::recorded("benches-data/pareval-serial.json", "backend = \"replay\"");
     let run = s.prompts(&["dense_la_axpy"], &[("INSTA_UPDATE", "no")]);
     assert_eq!(run.status, Some(0), "{}", run.both());
+    // A C++ prompt is never taken for Python written in plain language.
+    assert!(!run.both().contains("plain language"), "{}", run.both());
     let summary = s.summary();
     let r = &summary["prompt_results"]["pareval_chat"];
     assert_eq!(r["correct_answers"], 1, "{summary}");

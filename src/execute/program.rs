@@ -61,11 +61,13 @@ impl Shapes {
             .unwrap_or(Shape::Text)
     }
 
-    /// How many entry-point questions are written in plain language.
+    /// How many Python entry-point questions are written in plain
+    /// language (a C++ prompt is never Python's, so never counted).
     pub fn plain_language(&self, suite: &Suite) -> usize {
         suite
             .questions
             .iter()
+            .filter(|q| q.code_language() == crate::suite::CodeLanguage::Python)
             .filter(|q| q.entry_point.is_some() && self.of(q) == Shape::Text)
             .count()
     }
