@@ -166,15 +166,11 @@ fn split_cpp_function(text: &str, entry: &str) -> Option<Parts> {
         .last()?;
     // A function template's `template <...>` lines belong to its head.
     let mut start = head.start();
-    while let Some(line_start) = text[..start.saturating_sub(1)]
-        .rfind('\n')
-        .map(|i| i + 1)
-        .or((start > 0).then_some(0))
-    {
-        if !text[line_start..start].trim_start().starts_with("template") {
+    for line in text[..start].split_inclusive('\n').rev() {
+        if !line.trim_start().starts_with("template") {
             break;
         }
-        start = line_start;
+        start -= line.len();
     }
     let before = &text[..start];
     let comment_end = before.trim_end().len();
