@@ -11,6 +11,7 @@
 //!   Python program's is.
 
 pub mod assemble;
+mod builds;
 mod guard;
 mod speed;
 mod toolchain;
@@ -41,6 +42,7 @@ pub struct Cpp {
     /// The suite's `settings.threads`.
     suite_threads: Option<Vec<u32>>,
     toolchain: OnceLock<Result<Toolchain, String>>,
+    builds: builds::Builds,
 }
 
 /// The program's name in its case folder.
@@ -52,6 +54,7 @@ impl Cpp {
             config,
             suite_threads,
             toolchain: OnceLock::new(),
+            builds: builds::Builds::default(),
         }
     }
 
@@ -243,6 +246,16 @@ impl Cpp {
         }
         args.push("-o".into());
         args.push(PROGRAM.into());
+        let key = builds::BuildKey::of(&toolchain.compiler, &toolchain.version, &args, &files);
+        if let Some(mut build) = self.builds.get(key) {
+            // No compiler ran for this case: its record says so in time.
+            match &mut build {
+                Build::Built { execution, .. } | Build::Failed(execution) => {
+                    execution.duration_secs = 0.0
+                }
+            }
+            return Ok(build);
+        }
         let timeout = Duration::from_secs_f64(self.config.compile_timeout_secs);
         let launched = sandbox.launch(&Launch {
             executable: &toolchain.compiler,
@@ -263,13 +276,17 @@ impl Cpp {
             .as_ref()
             .map(|f| f.path().join(PROGRAM))
             .filter(|_| execution.exit_code == Some(0) && !execution.timed_out);
-        match built.map(std::fs::read) {
-            Some(Ok(program)) => Ok(Build::Built { program, execution }),
-            Some(Err(e)) => Err(SandboxError {
-                message: format!("the compiler exited 0 but its program cannot be read: {e}"),
-            }),
-            None => Ok(Build::Failed(execution)),
-        }
+        let build = match built.map(std::fs::read) {
+            Some(Ok(program)) => Build::Built { program, execution },
+            Some(Err(e)) => {
+                return Err(SandboxError {
+                    message: format!("the compiler exited 0 but its program cannot be read: {e}"),
+                });
+            }
+            None => Build::Failed(execution),
+        };
+        self.builds.keep(key, &build);
+        Ok(build)
     }
 
     /// Runs a ParEval program at each thread count, in order, stopping at
@@ -322,6 +339,7 @@ impl Cpp {
     }
 }
 
+#[derive(Clone)]
 enum Build {
     Built {
         program: Vec<u8>,
