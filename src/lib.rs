@@ -47,6 +47,9 @@ pub mod suite;
 pub mod plan;
 
 pub mod ask;
+// The model servers (Ollama, OpenAI-compatible, a pool) and replay: the only
+// module that knows HTTP.
+pub mod backend;
 
 pub mod sandbox;
 

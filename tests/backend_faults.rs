@@ -8,9 +8,9 @@ mod stub_server;
 
 use std::time::{Duration, Instant};
 
-use prompteval::ask::backend::ollama::Ollama;
-use prompteval::ask::backend::openai::OpenAi;
-use prompteval::ask::backend::{Backend, BackendError, ChatRequest, Message, Reply};
+use prompteval::backend::ollama::Ollama;
+use prompteval::backend::openai::OpenAi;
+use prompteval::backend::{Backend, BackendError, ChatRequest, Message, Reply};
 use prompteval::case::{ApiFailure, CaseId};
 use prompteval::config::LlmConfig;
 use serde_json::json;

@@ -1,6 +1,6 @@
 // promptfoo assertion for the peer bench: judges a reply as prompteval does.
 //
-// 1. Reasoning removed (src/ask/backend/mod.rs `strip_reasoning`).
+// 1. Reasoning removed (src/backend/mod.rs `strip_reasoning`).
 // 2. Code extracted (src/execute/extract.rs): ```python blocks (py, python3, any
 //    case) joined in order, else untagged ``` blocks, else the whole reply;
 //    an unterminated fence runs to the end; CRLF normalised.

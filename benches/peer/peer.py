@@ -338,7 +338,7 @@ def ratio(a, b):
 
 
 def reply_as_judged(text):
-    """What prompteval keeps of a reply (src/ask/backend/mod.rs strip_reasoning)."""
+    """What prompteval keeps of a reply (src/backend/mod.rs strip_reasoning)."""
     if text is None:
         return None
     import re

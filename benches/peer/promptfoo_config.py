@@ -110,7 +110,7 @@ def build(suite, harness, *, model, base_url, assertion, python, timeout_secs):
         # A JSON prompt: promptfoo renders each string of it with the vars
         # and sends the result as the chat messages.
         promptfoo_prompts.append({"label": name, "raw": json.dumps(messages, ensure_ascii=False)})
-    # src/ask/backend/openai.rs `chat_body`: model, messages, temperature, seed,
+    # src/backend/openai.rs `chat_body`: model, messages, temperature, seed,
     # max_tokens (num_predict). promptfoo's openai provider sends the same
     # fields (and no `stream`, whose default is false).
     provider_config = {

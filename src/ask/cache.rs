@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ask::backend::{Backend, BackendError, ChatRequest, ConnectError, Reply, RequestKey};
+use crate::backend::{Backend, BackendError, ChatRequest, ConnectError, Reply, RequestKey};
 use crate::case::CaseId;
 
 /// Bumped when the key or entry layout changes: old entries then miss.
@@ -50,7 +50,7 @@ struct Entry {
     /// The server's figures for the answer: a cached case carries the
     /// tokens and finish reason of the call that produced it.
     #[serde(default)]
-    usage: crate::ask::backend::Usage,
+    usage: crate::backend::Usage,
     /// The reasoning that came with the answer (reasoning models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning: Option<String>,
@@ -211,8 +211,12 @@ impl Backend for CachedBackend {
         self.inner.model_identity()
     }
 
-    fn window(&self) -> crate::ask::backend::ServerWindow {
+    fn window(&self) -> crate::backend::ServerWindow {
         self.inner.window()
+    }
+
+    fn thinking(&self, model: &str) -> Option<crate::backend::Thinking> {
+        self.inner.thinking(model)
     }
 
     fn release(&self, model: &str) {
@@ -256,7 +260,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::ask::backend::Message;
+    use crate::backend::Message;
     use crate::case::ApiFailure;
     use crate::config::LlmConfig;
 
@@ -288,7 +292,7 @@ mod tests {
                 model: request.model.clone(),
                 elapsed: Duration::ZERO,
                 cached: false,
-                usage: crate::ask::backend::Usage::default(),
+                usage: crate::backend::Usage::default(),
             })
         }
     }

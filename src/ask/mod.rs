@@ -1,8 +1,7 @@
 //! Asking the model: one case's prompt (history, request), whether it fits
-//! the server's context window, the reply cache and the insta snapshots, and
-//! the backends that talk to a server (or replay a recording).
+//! the server's context window, the reply cache and the insta snapshots.
+//! The servers themselves (or a replay of recordings) are `backend`'s.
 
-pub mod backend;
 pub mod cache;
 pub mod history;
 pub mod request;

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ask::backend::{ChatRequest, Message};
 use crate::ask::history::{HistoryEntry, kept, render_prompt};
+use crate::backend::{ChatRequest, Message};
 use crate::config::Config;
 
 /// What a case's user message is built from; recorded with each reply so a

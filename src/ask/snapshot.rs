@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ask::backend::{RequestKey, Usage};
 use crate::ask::request::PromptInputs;
+use crate::backend::{RequestKey, Usage};
 use crate::case::{CaseId, SnapshotState};
 
 /// The snapshots of one suite and model.
@@ -189,22 +189,18 @@ impl SnapshotStore {
     }
 
     pub fn read(&self, case: &CaseId) -> Option<Recorded> {
-        let path = self.path(case);
-        if !path.exists() {
-            return None;
-        }
-        let snap = insta::Snapshot::from_file(&path).ok()?;
-        let reply = snap.contents().as_text()?.to_string();
-        let info = stored_info(&snap);
-        Some(Recorded {
-            reply,
-            description: snap.metadata().description().map(str::to_string),
-            request: info.request,
-            inputs: info.inputs,
-            usage: info.usage,
-            llm_secs: info.llm_secs,
-            reasoning: info.reasoning,
-        })
+        read_recording(&self.path(case))
+    }
+
+    /// The first `n` recordings by name.
+    pub fn first(&self, n: usize) -> Vec<Recorded> {
+        let mut names: Vec<String> = self.names().into_iter().collect();
+        names.sort();
+        names
+            .iter()
+            .take(n)
+            .filter_map(|name| read_recording(&self.dir.join(format!("{name}.snap"))))
+            .collect()
     }
 
     /// Compares `reply` with the stored snapshot and hands it to insta, which
@@ -254,6 +250,25 @@ impl SnapshotStore {
         }
         state
     }
+}
+
+/// A recording's reply and what was stored with it.
+fn read_recording(path: &Path) -> Option<Recorded> {
+    if !path.exists() {
+        return None;
+    }
+    let snap = insta::Snapshot::from_file(path).ok()?;
+    let reply = snap.contents().as_text()?.to_string();
+    let info = stored_info(&snap);
+    Some(Recorded {
+        reply,
+        description: snap.metadata().description().map(str::to_string),
+        request: info.request,
+        inputs: info.inputs,
+        usage: info.usage,
+        llm_secs: info.llm_secs,
+        reasoning: info.reasoning,
+    })
 }
 
 #[cfg(test)]

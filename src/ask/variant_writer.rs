@@ -7,7 +7,7 @@
 
 use std::sync::OnceLock;
 
-use crate::ask::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
+use crate::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
 use crate::case::CaseId;
 use crate::config::{BackendKind, LlmConfig};
 use crate::suite::variants::Writer;

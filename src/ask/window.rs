@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use crate::ask::backend::{ChatRequest, ServerWindow};
 use crate::ask::request::{self, estimate_messages, prompt_room};
+use crate::backend::{ChatRequest, ServerWindow};
 use crate::case::CaseId;
 use crate::config::Config;
 use crate::suite::Suite;
@@ -295,9 +295,7 @@ mod tests {
     fn request_of(chars: usize) -> ChatRequest {
         ChatRequest {
             model: "m".into(),
-            messages: vec![crate::ask::backend::Message::user(
-                "x = 1\n".repeat(chars / 6),
-            )],
+            messages: vec![crate::backend::Message::user("x = 1\n".repeat(chars / 6))],
             options: Default::default(),
         }
     }
@@ -315,9 +313,7 @@ mod tests {
         assert!(half.contains("raise llm.num_ctx"), "{half}");
         // The half-window signature when the characters alone prove nothing.
         let dense = ChatRequest {
-            messages: vec![crate::ask::backend::Message::user(
-                "之前的學習經驗".repeat(600),
-            )],
+            messages: vec![crate::backend::Message::user("之前的學習經驗".repeat(600))],
             ..request_of(0)
         };
         let sig = cut_prompt(2050, &dense, Some(4096)).unwrap();
@@ -334,9 +330,7 @@ mod tests {
         }
         // A CJK prompt counted at 4 characters a token (as scripted servers do).
         let cjk = ChatRequest {
-            messages: vec![crate::ask::backend::Message::user(
-                "之前的學習經驗".repeat(500),
-            )],
+            messages: vec![crate::backend::Message::user("之前的學習經驗".repeat(500))],
             ..request_of(0)
         };
         assert_eq!(cut_prompt(3500 / 4 + 1, &cjk, Some(4096)), None);

@@ -8,6 +8,7 @@
 //! change. Two or more make a multi-model run.
 
 use super::schema::{BackendKind, Config, ModelEntry, normalise_ollama_host};
+use super::sources::Source;
 
 impl Config {
     /// The model's name on its server (a labelled table's `name`).
@@ -86,7 +87,31 @@ impl Config {
         if let Some(v) = &entry.system_prompt {
             llm.system_prompt = Some(v.clone());
         }
+        // The table's keys are the model's `[llm]` keys: where each came
+        // from, for what is decided later only when the user left a key
+        // unset (a thinking model's budget, session/thinking.rs).
+        let index = self.models.iter().position(|e| e.label() == entry.label());
+        for (key, set) in [
+            ("num_predict", entry.num_predict.is_some()),
+            ("num_ctx", entry.num_ctx.is_some()),
+            ("timeout_secs", entry.timeout_secs.is_some()),
+        ] {
+            if set {
+                let table = index.map(|i| self.sources.of(&["models", &i.to_string(), key]));
+                let source = table
+                    .filter(|s| **s != Source::Default)
+                    .cloned()
+                    .unwrap_or(Source::File { line: 0 });
+                c.sources.set(&["llm", key], source);
+            }
+        }
         c
+    }
+
+    /// Whether `[llm] key` (or the model's table) was set by the user,
+    /// rather than left to its default.
+    pub fn user_set(&self, key: &str) -> bool {
+        *self.sources.of(&["llm", key]) != Source::Default
     }
 
     /// One configuration per model, in the run's order; a one-model run's

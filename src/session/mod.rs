@@ -18,6 +18,7 @@ pub mod pipeline;
 mod run_plan;
 pub mod schedule;
 mod source;
+mod thinking;
 mod variants;
 
 use std::collections::{HashMap, HashSet};
@@ -32,9 +33,9 @@ use folder::RunManifest;
 use model_sources::{Opened, lanes, open_models};
 pub use run_plan::{Resume, Retried, Retry, RunPlan};
 
-use crate::ask::backend::replay::Mismatch;
 use crate::ask::cache::ResponseCache;
 use crate::ask::snapshot::SnapshotStore;
+use crate::backend::replay::Mismatch;
 use crate::case::{CaseId, SnapshotState, Unevaluated};
 use crate::config::Config;
 use crate::plan::shard::Shard;
@@ -344,7 +345,15 @@ impl Session {
             cache: self.cache.as_ref().map(|c| c.stats()),
             pass_at_k: self.config.pass_at_k.clone(),
             language: self.config.language,
-            settings: self.config.model_settings(),
+            // Each served model's own: a thinking model's budget is
+            // decided after its connection test (thinking.rs).
+            settings: {
+                let mut settings = self.config.model_settings();
+                for m in &self.pipeline.models {
+                    settings.insert(m.config.model.clone(), m.asking().settings());
+                }
+                settings
+            },
             question_fingerprints: self.pipeline.suite.fingerprints(),
             gate: GateSettings {
                 baseline: self.config.gate.baseline.clone(),
@@ -424,11 +433,17 @@ impl Session {
         )));
         // Every prompt's results: the run's, or each model's.
         let results = || summary.each_model().flat_map(|s| s.prompt_results.values());
+        // The budget the cases were asked with: a thinking model's may be
+        // its own (thinking.rs).
+        let budget = match self.pipeline.models.as_slice() {
+            [one] => one.asking().llm.num_predict,
+            _ => self.config.llm.num_predict,
+        };
         let cut: usize = results().map(|r| r.truncated_replies).sum();
         if cut > 0 {
             out.emit(Event::CutReplies {
                 replies: cut,
-                limit: self.config.llm.num_predict,
+                limit: budget,
             });
         }
         let no_answer: usize = results()
@@ -440,7 +455,7 @@ impl Session {
         if no_answer > 0 {
             out.emit(Event::NoAnswer {
                 cases: no_answer,
-                limit: self.config.llm.num_predict,
+                limit: budget,
             });
         }
         out.emit(Event::Saved {
@@ -491,49 +506,27 @@ fn announce(
     });
 }
 
-/// What the run asks of reasoning models: each model's `think`, and a
-/// budget that looks too small for reasoning (gpt-oss often reasons for
-/// thousands of tokens; a budget spent reasoning is `no_answer`).
+/// What the run asks of reasoning models: each model's `think`. Whether
+/// its budget fits reasoning is said once its server says whether it
+/// thinks (thinking.rs).
 fn reasoning_settings(config: &Config) -> Vec<String> {
-    /// Below this, a thinking model often spends the budget reasoning.
-    const REASONING_BUDGET: u32 = 4096;
-    /// Seconds a few thousand tokens take on a CPU at a few dozen a second.
-    const REASONING_SECS: f64 = 120.0;
-    let mut lines = Vec::new();
-    for model in config.model_configs() {
-        let Some(think) = model.llm.think else {
-            continue;
-        };
-        lines.push(format!(
-            "think = {} for {}{}",
-            think.describe(),
-            model.model,
-            model
-                .served_model
-                .as_ref()
-                .map(|name| format!(" ({name})"))
-                .unwrap_or_default()
-        ));
-        if think == crate::config::Think::On(false) {
-            continue;
-        }
-        let small_budget = model.llm.num_predict.is_some_and(|n| n < REASONING_BUDGET);
-        if small_budget || model.llm.timeout_secs < REASONING_SECS {
-            lines.push(format!(
-                "{}: llm.num_predict = {} and llm.timeout_secs = {} may be too small for a \
-                 reasoning model (it often reasons for thousands of tokens; a budget spent \
-                 reasoning is no_answer): consider num_predict >= {REASONING_BUDGET} and \
-                 timeout_secs >= {REASONING_SECS}",
+    config
+        .model_configs()
+        .iter()
+        .filter_map(|model| {
+            let think = model.llm.think?;
+            Some(format!(
+                "think = {} for {}{}",
+                think.describe(),
                 model.model,
                 model
-                    .llm
-                    .num_predict
-                    .map_or_else(|| "unset".to_string(), |n| n.to_string()),
-                model.llm.timeout_secs
-            ));
-        }
-    }
-    lines
+                    .served_model
+                    .as_ref()
+                    .map(|name| format!(" ({name})"))
+                    .unwrap_or_default()
+            ))
+        })
+        .collect()
 }
 
 /// How each entry-point question's text is shaped (the interpreter compiles
@@ -684,6 +677,7 @@ fn served_models(models: Vec<(Config, source::Source)>, suite: &Suite) -> Vec<Se
         .into_iter()
         .map(|(config, source)| ServedModel {
             recorder: recorder(&config, suite, &source),
+            watch: thinking::Watch::new(source.thinks),
             config,
             backend: source.backend,
         })

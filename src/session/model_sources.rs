@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use super::error::SetupError;
 use super::source::{self, Source};
-use crate::ask::backend::replay::Mismatch;
 use crate::ask::cache::ResponseCache;
 use crate::ask::history::HistoryEntry;
+use crate::backend::replay::Mismatch;
 use crate::case::{CaseId, ChainId};
 use crate::config::{Config, server_key};
 use crate::session::schedule;
@@ -71,7 +71,7 @@ pub fn open_models(
         unavailable: Vec::new(),
     };
     let any_selected = !selected.is_empty();
-    for model in config.model_configs() {
+    for mut model in config.model_configs() {
         let key = multi.then(|| model.model.clone());
         let mut mine = if multi {
             let (mine, others) = std::mem::take(&mut selected)
@@ -92,7 +92,7 @@ pub fn open_models(
             .map(|(chain, entries)| (chain.clone(), entries.clone()))
             .collect();
         // The source takes the cases it runs; a failed one leaves them.
-        match source::open(&model, suite, &mut mine, &earlier, cache, out) {
+        match source::open(&mut model, suite, &mut mine, &earlier, cache, out) {
             Ok(mut source) => {
                 warn_of_the_window(&model, suite, &source);
                 opened.runnable.append(&mut source.runnable);

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::ask::backend::{Backend, BackendError, Reply};
 use crate::ask::history::HistoryEntry;
 use crate::ask::request::{self, CaseRequest};
 use crate::ask::snapshot::{SnapshotInfo, SnapshotStore};
+use crate::backend::{Backend, BackendError, Reply};
 use crate::case::{ApiFailure, CaseId, CaseRecord, SnapshotState, Verdict};
 use crate::config::Config;
 use crate::execute::extract::Source;
@@ -34,12 +34,20 @@ pub struct ServedModel {
     pub backend: Box<dyn Backend>,
     /// `None` when replaying: the replies already are recordings.
     pub recorder: Option<Recorder>,
+    /// Says once when its reasoning runs into the budget or the time limit.
+    pub watch: super::thinking::Watch,
 }
 
 impl ServedModel {
     /// The model name recorded on each of its cases.
     pub fn name(&self) -> &str {
         &self.config.model
+    }
+
+    /// What its requests are built with: its configuration, or the one
+    /// fitted to reasoning once its first reply showed that it thinks.
+    pub fn asking(&self) -> &Config {
+        self.watch.fitted().unwrap_or(&self.config)
     }
 }
 
@@ -83,25 +91,49 @@ impl Pipeline {
     }
 
     /// Builds the request from the chain's history and asks the model.
+    /// A model that showed only now that it thinks, by a reply whose
+    /// reasoning spent the default budget, is asked again with the budget
+    /// fitted to reasoning (thinking.rs), and so are all its later cases.
     pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
         let model = self.model_of(case);
+        let fitted_before = model.watch.fitted().is_some();
+        let mut asked = self.ask_once(model, case, history);
+        let spent = asked.reply.as_deref().is_some_and(|r| r.trim().is_empty())
+            && asked.record.finish_reason.as_deref() == Some("length");
+        // Live only: a replay asks what was recorded.
+        if spent
+            && !fitted_before
+            && model.recorder.is_some()
+            && model.watch.fit(&asked.record, &model.config)
+        {
+            tracing::debug!(case = %case.test_name(), "asked again with the budget fitted to reasoning");
+            asked = self.ask_once(model, case, history);
+        }
+        if let Some(warning) = model.watch.look(&asked.record, model.asking()) {
+            tracing::warn!("{warning}");
+        }
+        asked
+    }
+
+    fn ask_once(&self, model: &ServedModel, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+        let config = model.asking();
         let prompt = self
             .suite
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
         let built = request::build(
-            &model.config,
+            config,
             model.name(),
             self.suite
-                .system_prompt_for(prompt, model.config.llm.system_prompt.as_deref()),
+                .system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
             &prompt.template_for(question),
             &question.question,
             history,
             case.sample_index(),
         );
         if built.left_out_to_fit > 0 {
-            self.warn_of_the_fitted_history(case, &model.config);
+            self.warn_of_the_fitted_history(case, config);
         }
         let mut record = self.unanswered(model, case, &prompt.template, question, &built);
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
@@ -111,22 +143,17 @@ impl Pipeline {
             model.backend.chat(case, &built.request)
         };
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
-        match reply {
+        let reply = match reply {
             Ok(reply) => {
                 note_reply(model, &mut record, &built, &reply);
-                Asked {
-                    record,
-                    reply: Some(reply.content),
-                }
+                Some(reply.content)
             }
             Err(e) => {
                 note_failure(&mut record, e);
-                Asked {
-                    record,
-                    reply: None,
-                }
+                None
             }
-        }
+        };
+        Asked { record, reply }
     }
 
     /// Said once per run, at the first case whose history was shortened.
@@ -231,7 +258,8 @@ impl Pipeline {
             record.detail = Some(format!(
                 "the token budget (llm.num_predict = {}) ran out inside the reasoning: no \
                  answer; raise llm.num_predict, or lower think",
-                self.config
+                self.model_of(&record.case)
+                    .asking()
                     .llm
                     .num_predict
                     .map_or_else(|| "the server's".to_string(), |n| n.to_string())
@@ -363,7 +391,7 @@ fn round3(x: f64) -> f64 {
 /// The server's own figures for the call, on the case's record; the
 /// reasoning's tokens estimated from its text where the server counts it
 /// only with the answer (Ollama's `eval_count`).
-fn note_usage(record: &mut CaseRecord, usage: &crate::ask::backend::Usage) {
+fn note_usage(record: &mut CaseRecord, usage: &crate::backend::Usage) {
     let reasoning = record.reasoning.as_deref().unwrap_or("");
     let (reasoning_tokens, estimated) = match usage.reasoning_tokens {
         Some(n) => (n, false),

@@ -135,7 +135,23 @@ fn check_baseline(config: &Config, suite: &Suite, texts_final: bool) -> Result<(
         return Ok(());
     };
     let baseline = crate::baseline::Baseline::read(path)?;
-    let settings = config.model_settings();
+    let mut settings = config.model_settings();
+    // A budget the user left unset is decided once the server says whether
+    // the model thinks (session/thinking.rs): compared at the end only.
+    for model in config.model_configs() {
+        let (Some(now), Some(then)) = (
+            settings.get_mut(&model.model),
+            baseline.settings.get(&model.model),
+        ) else {
+            continue;
+        };
+        for key in ["num_predict", "num_ctx"] {
+            let name = format!("llm.{key}");
+            if let (false, Some(value)) = (model.user_set(key), then.get(&name)) {
+                now.insert(name, value.clone());
+            }
+        }
+    }
     let questions = match texts_final {
         true => suite.fingerprints(),
         false => Default::default(),

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::SetupError;
-use crate::ask::backend::Backend;
-use crate::ask::backend::ollama::Ollama;
-use crate::ask::backend::openai::{OpenAi, api_key_from_env};
-use crate::ask::backend::pool::{Member, Pool};
-use crate::ask::backend::replay::{Mismatch, Replay, unmatched_lines};
 use crate::ask::cache::{CachedBackend, ResponseCache};
 use crate::ask::history::HistoryEntry;
 use crate::ask::snapshot::SnapshotStore;
+use crate::backend::Backend;
+use crate::backend::ollama::Ollama;
+use crate::backend::openai::{OpenAi, api_key_from_env};
+use crate::backend::pool::{Member, Pool};
+use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
 use crate::case::{CaseId, ChainId};
 use crate::config::{BackendKind, Config, Language};
 use crate::suite::Suite;
@@ -28,6 +28,9 @@ pub struct Source {
     /// Selected cases no recording answers (auto replay only).
     pub unmatched: Vec<(CaseId, Mismatch)>,
     pub replaying: bool,
+    /// Known to reason before it answers, before the first case
+    /// (thinking.rs).
+    pub thinks: bool,
 }
 
 enum Chosen {
@@ -45,7 +48,7 @@ enum Chosen {
 /// recorded ones and says which are left out and why. A live source takes
 /// the cases (`selected` is left empty); on an error they stay.
 pub fn open(
-    config: &Config,
+    config: &mut Config,
     suite: &Suite,
     selected: &mut Vec<CaseId>,
     earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
@@ -54,6 +57,12 @@ pub fn open(
 ) -> Result<Source, SetupError> {
     let (replay, explicit, why) = match choose(config, suite)? {
         Chosen::Live(backend) => {
+            let thinking =
+                super::thinking::evidence(config, backend.thinking(config.server_model()));
+            out.emit(Event::Settled(&super::thinking::fit(
+                config,
+                thinking.as_ref(),
+            )));
             let backend: Box<dyn Backend> = match cache {
                 Some(cache) => {
                     let identity = format!(
@@ -75,6 +84,7 @@ pub fn open(
                 runnable: std::mem::take(selected),
                 unmatched: Vec::new(),
                 replaying: false,
+                thinks: thinking.is_some(),
             });
         }
         Chosen::Replay {
@@ -84,6 +94,11 @@ pub fn open(
         } => (replay, explicit, why),
     };
     announce(&replay, &config.model, &why, out);
+    let thinking = super::thinking::evidence(config, replay.thinking(&config.model));
+    out.emit(Event::Settled(&super::thinking::fit(
+        config,
+        thinking.as_ref(),
+    )));
     let matched = replay.match_cases(selected, earlier, suite, config, &config.model);
     if !matched.unmatched.is_empty() {
         let missing = matched.unmatched.len();
@@ -114,6 +129,7 @@ pub fn open(
         runnable: matched.runnable,
         unmatched: matched.unmatched,
         replaying: true,
+        thinks: thinking.is_some(),
     })
 }
 

@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use super::schedule::TrialOutcome;
 use super::{RunPlan, Session};
-use crate::ask::backend::replay::tests::{MODEL, record};
 use crate::ask::snapshot::SnapshotStore;
+use crate::backend::replay::tests::{MODEL, record};
 use crate::terminal::output::{Output, Recording};
 
 /// A folder with a suite of three questions, a harness.toml replaying

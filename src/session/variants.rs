@@ -7,9 +7,9 @@ use std::path::Path;
 
 use super::error::SetupError;
 use super::source::open_cache;
-use crate::ask::backend::Backend;
 use crate::ask::cache::CachedBackend;
 use crate::ask::variant_writer::{LlmWriter, WriterError};
+use crate::backend::Backend;
 use crate::config::{BackendKind, Config};
 use crate::suite::variants::parts::Parts;
 use crate::suite::variants::{self, Writer};

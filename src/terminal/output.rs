@@ -27,6 +27,9 @@ pub enum Event<'a> {
         /// The labels' language from here on.
         language: Language,
     },
+    /// What the run decided for a model once its server (or its
+    /// recordings) said more: a thinking model's budget, one line each.
+    Settled(&'a [String]),
     /// Replies come from recordings, not from a live model.
     Replaying {
         why: &'a str,
@@ -211,6 +214,12 @@ impl Console {
                 lines.extend(settings.iter().map(|line| format!("⚙️  {line}")));
                 lines.join("\n")
             }
+            Event::Settled(lines) if !lines.is_empty() => lines
+                .iter()
+                .map(|line| format!("⚙️  {line}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Event::Settled(_) => return None,
             Event::Replaying {
                 why,
                 recorded,

@@ -433,6 +433,10 @@ fn first_difference(recorded: &str, now: &str) -> String {
     }
 }
 
+/// Recordings read to tell whether the model thinks: a thinking model's
+/// replies nearly all carry reasoning, so a few say it.
+const SAMPLE: usize = 16;
+
 impl Backend for Replay {
     fn kind(&self) -> &'static str {
         "replay"
@@ -453,6 +457,24 @@ impl Backend for Replay {
             });
         }
         Ok(())
+    }
+
+    /// A model whose recordings carry reasoning thinks; a run that set no
+    /// budget asks again with the one they were recorded with (the first
+    /// recordings, by name, say).
+    fn thinking(&self, _model: &str) -> Option<super::Thinking> {
+        let sample = self.store.first(SAMPLE);
+        let thinking = sample
+            .iter()
+            .find(|r| r.reasoning.as_deref().is_some_and(|t| !t.trim().is_empty()))?;
+        Some(super::Thinking {
+            how: "its recordings carry reasoning".into(),
+            context_length: None,
+            recorded: thinking
+                .request
+                .as_ref()
+                .map(|key| (key.options.num_predict, key.options.num_ctx)),
+        })
     }
 
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {

@@ -225,12 +225,32 @@ pub trait Backend: Send + Sync {
     fn window(&self) -> ServerWindow {
         ServerWindow::default()
     }
+    /// Whether `model` reasons before it answers, where the server (or the
+    /// recordings) say so before any case: `None` when it does not, or
+    /// when nothing says (an OpenAI-compatible server tells only by its
+    /// replies, which session/thinking.rs watches).
+    fn thinking(&self, _model: &str) -> Option<Thinking> {
+        None
+    }
     /// One chat completion for `case`.
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
     /// Every case of `model` has been asked: a server that keeps models
     /// loaded may let it go, so the next model of a multi-model run has
     /// the server to itself (one model resident at a time).
     fn release(&self, _model: &str) {}
+}
+
+/// What says that a model reasons before it answers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Thinking {
+    /// How it is known, for the run's first lines: `/api/show lists
+    /// "thinking"`, `its recordings carry reasoning`.
+    pub how: String,
+    /// The model's own context length, where the server says it.
+    pub context_length: Option<u32>,
+    /// A replay's: the `num_predict` and `num_ctx` its recordings were
+    /// asked with, so a run that set neither asks what was recorded.
+    pub recorded: Option<(Option<u32>, Option<u32>)>,
 }
 
 /// The server's context window as the connection test saw it.

@@ -1,12 +1,12 @@
 //! Ollama's native API (`docs/api.md` of ollama/ollama): `POST /api/chat`
 //! streamed (NDJSON), `GET /api/version` and `GET /api/tags` for the
-//! connection test.
+//! connection test, `POST /api/show` for whether the model thinks.
 
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpClient, ServerHints};
 use super::stream::Wire;
-use super::{Backend, BackendError, ChatRequest, ConnectError, Reply};
+use super::{Backend, BackendError, ChatRequest, ConnectError, Reply, Thinking};
 use crate::case::CaseId;
 use crate::config::LlmConfig;
 
@@ -157,6 +157,37 @@ impl Backend for Ollama {
             .map(str::to_string)
             .collect();
         Err(self.http.missing_model(model, &names))
+    }
+
+    /// `POST /api/show`: Ollama lists `"thinking"` in a model's
+    /// `capabilities` when it can reason (0.6.4 and later; from 0.13 such a
+    /// model thinks unless told not to), and its context length in
+    /// `model_info` (`<architecture>.context_length`).
+    fn thinking(&self, model: &str) -> Option<Thinking> {
+        let shown = self
+            .http
+            .send(
+                "/api/show",
+                Some(&json!({"model": model})),
+                super::http::CHECK_TIMEOUT,
+            )
+            .map_err(|e| tracing::debug!("no /api/show for {model}: {e:?}"))
+            .ok()?;
+        let capabilities = shown["capabilities"].as_array()?;
+        if !capabilities.iter().any(|c| c == "thinking") {
+            return None;
+        }
+        let context_length = shown["model_info"].as_object().and_then(|info| {
+            info.iter()
+                .find(|(key, _)| key.ends_with(".context_length"))
+                .and_then(|(_, n)| n.as_u64())
+                .and_then(|n| u32::try_from(n).ok())
+        });
+        Some(Thinking {
+            how: "/api/show lists \"thinking\"".into(),
+            context_length,
+            recorded: None,
+        })
     }
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {

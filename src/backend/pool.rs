@@ -128,6 +128,10 @@ impl Backend for Pool {
         self.alive().find_map(|(_, m)| m.backend.model_identity())
     }
 
+    fn thinking(&self, model: &str) -> Option<super::Thinking> {
+        self.alive().find_map(|(_, m)| m.backend.thinking(model))
+    }
+
     fn release(&self, model: &str) {
         for (_, m) in self.alive() {
             m.backend.release(model);
