@@ -371,6 +371,10 @@ pub struct Tokens {
     /// `reasoning` is an estimate (about four characters a token).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reasoning_estimated: bool,
+    /// Of `prompt`, the tokens the server reused from its prompt cache (the
+    /// rest it processed); absent when the server did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cached: Option<u64>,
 }
 
 impl Tokens {

@@ -54,6 +54,7 @@ fn request(model: &str, retries: u32) -> ChatRequest {
             Message::user("Print 2."),
         ],
         options: options(retries),
+        slot: None,
     }
 }
 

@@ -235,13 +235,23 @@ fn a_budget_the_user_set_is_kept_and_its_no_answers_are_said() {
         "said in the first lines:\n{}",
         run.stdout
     );
-    let table = rest.find("prompt1").unwrap_or(rest.len());
+    assert!(
+        run.stderr.contains(
+            "reasons before it answers, and prompt1::q1_two_sum::r1 ran out of its token budget"
+        ),
+        "said at the first case, before the table:\n{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("reasons before it answers").count(),
+        1,
+        "once"
+    );
     assert!(
         rest.contains("spent the token budget of 40 tokens inside the reasoning")
             || rest.contains("的 token 預算"),
-        "and again after the cases:\n{rest}"
+        "and counted with the report:\n{rest}"
     );
-    assert!(table < rest.len());
 }
 
 #[test]

@@ -54,6 +54,9 @@ impl Tally {
             self.tokens.completion += t.completion;
             self.tokens.reasoning += t.reasoning;
             self.tokens.reasoning_estimated |= t.reasoning_estimated;
+            if let Some(cached) = t.prompt_cached {
+                *self.tokens.prompt_cached.get_or_insert(0) += cached;
+            }
             if let Some(secs) = r.generation_secs.filter(|s| *s > 0.0) {
                 self.generated.0 += t.completion;
                 self.generated.1 += secs;

@@ -320,6 +320,7 @@ mod tests {
                 temperature,
                 ..LlmConfig::default()
             },
+            slot: None,
         }
     }
 

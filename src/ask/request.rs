@@ -74,6 +74,7 @@ pub fn build(
             model: config.served_model.as_deref().unwrap_or(model).to_string(),
             messages,
             options: config.llm.for_sample(sample),
+            slot: None,
         },
         user,
         inputs: PromptInputs {

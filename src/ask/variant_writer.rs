@@ -97,6 +97,7 @@ impl LlmWriter {
                 system_prompt: None,
                 ..self.options.clone()
             },
+            slot: None,
         };
         let reply = backend
             .chat(&case, &request)

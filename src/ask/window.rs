@@ -258,6 +258,7 @@ mod tests {
         let server = ServerWindow {
             tokens: Some(512),
             ollama_behind_openai: false,
+            slots: Some(1),
         };
         let w = warnings(
             &config(Some(4096), 128),
@@ -271,6 +272,7 @@ mod tests {
         let ollama = ServerWindow {
             tokens: None,
             ollama_behind_openai: true,
+            slots: None,
         };
         let w = warnings(
             &config(Some(4096), 128),
@@ -297,6 +299,7 @@ mod tests {
             model: "m".into(),
             messages: vec![crate::backend::Message::user("x = 1\n".repeat(chars / 6))],
             options: Default::default(),
+            slot: None,
         }
     }
 

@@ -45,6 +45,11 @@ pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<Message>,
     pub options: LlmConfig,
+    /// The model slot the scheduler asks on (schedule.rs), for a server
+    /// that takes it (llama-server's `id_slot`): where the chain's prefix
+    /// already is. Never part of the request's key.
+    #[serde(skip)]
+    pub slot: Option<usize>,
 }
 
 impl ChatRequest {
@@ -170,6 +175,13 @@ pub struct Usage {
     /// (`usage.completion_tokens_details.reasoning_tokens`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// Of `prompt_tokens`, those the server reused from its prompt cache
+    /// rather than processed, where it says: OpenAI's
+    /// `usage.prompt_tokens_details.cached_tokens`, llama-server's
+    /// `timings.cache_n`, Ollama's `prompt_eval_cached_count`. A
+    /// measurement, never part of a request's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cached: Option<u64>,
 }
 
 /// A failed call after retries: the class and one line that says what
@@ -180,7 +192,8 @@ pub struct BackendError {
     pub message: String,
     /// What the server reported for a call it answered but that cannot be
     /// judged (Ollama's cut prompt): the tokens were spent all the same.
-    pub usage: Option<Usage>,
+    /// Boxed: a failure is rare, and it travels in every call's Result.
+    pub usage: Option<Box<Usage>>,
 }
 
 impl std::fmt::Display for BackendError {
@@ -262,4 +275,7 @@ pub struct ServerWindow {
     /// The OpenAI endpoint of an Ollama: it does not apply `num_ctx` and
     /// cuts a longer prompt without a word.
     pub ollama_behind_openai: bool,
+    /// The server's parallel slots where it says (llama-server's `/props`:
+    /// `total_slots`): a request may then name its slot.
+    pub slots: Option<u32>,
 }

@@ -203,7 +203,7 @@ impl Backend for Ollama {
             return Err(BackendError {
                 failure: crate::case::ApiFailure::PromptTooLong,
                 message: format!("Ollama at {}: {how}", self.http.base_url()),
-                usage: Some(reply.usage),
+                usage: Some(Box::new(reply.usage)),
             });
         }
         Ok(reply)
@@ -234,6 +234,7 @@ mod tests {
                 keep_alive: None,
                 ..LlmConfig::default()
             },
+            slot: None,
         };
         let body = chat_body(&request);
         assert_eq!(

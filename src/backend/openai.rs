@@ -72,9 +72,15 @@ impl OpenAi {
                 .http
                 .probe_root("/api/version")
                 .is_some_and(|v| v["version"].is_string());
+        let slots = props
+            .as_ref()
+            .and_then(|p| p["total_slots"].as_u64())
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n > 0);
         ServerWindow {
             tokens,
             ollama_behind_openai,
+            slots,
         }
     }
 }
@@ -150,7 +156,15 @@ impl Backend for OpenAi {
     }
 
     fn chat(&self, _case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
-        let body = chat_body(request);
+        let mut body = chat_body(request);
+        // llama-server keeps each slot's last prompt: the scheduler's slot
+        // is where the chain's prefix is. Only a slot the server has.
+        let slots = self.window.get().and_then(|w| w.slots);
+        if let (Some(slot), Some(n)) = (request.slot, slots)
+            && slot < n as usize
+        {
+            body["id_slot"] = json!(slot);
+        }
         let reply = self
             .http
             .chat("/chat/completions", &body, request, Wire::OpenAi)?;
@@ -165,7 +179,7 @@ impl Backend for OpenAi {
             return Err(BackendError {
                 failure: crate::case::ApiFailure::PromptTooLong,
                 message: format!("{}: {how}", self.http.base_url()),
-                usage: Some(reply.usage),
+                usage: Some(Box::new(reply.usage)),
             });
         }
         Ok(reply)
@@ -187,6 +201,7 @@ mod tests {
                 seed: Some(3),
                 ..LlmConfig::default()
             },
+            slot: None,
         };
         let body = chat_body(&request);
         assert_eq!(body["max_tokens"], json!(99));

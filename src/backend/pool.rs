@@ -144,6 +144,8 @@ impl Backend for Pool {
         ServerWindow {
             tokens: windows.iter().filter_map(|w| w.tokens).min(),
             ollama_behind_openai: windows.iter().any(|w| w.ollama_behind_openai),
+            // A pool's slots are spread over its servers: none is named.
+            slots: None,
         }
     }
 

@@ -197,7 +197,12 @@ fn openai_line(line: &str, answer: &mut Assembled) -> Result<bool, ReadError> {
 
 /// Ollama's counts and durations (nanoseconds) of its last message.
 fn ollama_figures(value: &Value, usage: &mut Usage) {
+    // prompt_eval_count counts the cached part too; newer releases say
+    // how much of it was cached.
     usage.prompt_tokens = value["prompt_eval_count"].as_u64().or(usage.prompt_tokens);
+    usage.prompt_cached = value["prompt_eval_cached_count"]
+        .as_u64()
+        .or(usage.prompt_cached);
     usage.completion_tokens = value["eval_count"].as_u64().or(usage.completion_tokens);
     if let Some(reason) = value["done_reason"].as_str() {
         usage.finish_reason = Some(reason.to_string());
@@ -217,6 +222,18 @@ fn openai_figures(value: &Value, usage: &mut Usage) {
             .pointer("/completion_tokens_details/reasoning_tokens")
             .and_then(Value::as_u64)
             .or(usage.reasoning_tokens);
+        usage.prompt_cached = u
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .or(usage.prompt_cached);
+    }
+    // llama-server: `cache_n` reused, `prompt_n` processed; its usage's
+    // prompt_tokens is their sum.
+    if let Some(cached) = value.pointer("/timings/cache_n").and_then(Value::as_u64) {
+        usage.prompt_cached = Some(cached);
+        if let Some(processed) = value.pointer("/timings/prompt_n").and_then(Value::as_u64) {
+            usage.prompt_tokens = usage.prompt_tokens.or(Some(cached + processed));
+        }
     }
     if let Some(ms) = value
         .pointer("/timings/predicted_ms")
@@ -415,5 +432,59 @@ mod tests {
             Err(ReadError::Bad(e)) => assert!(e.contains("context exceeded"), "{e}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_prompts_cached_part_is_read_from_each_servers_field_or_left_unknown() {
+        let ollama = |last: serde_json::Value| {
+            let text = format!(
+                "{}\n{last}\n",
+                serde_json::json!({"model": "m", "message": {"content": "x"}, "done": false})
+            );
+            read(Wire::Ollama, "application/x-ndjson", text.as_bytes())
+                .unwrap()
+                .usage
+        };
+        let newer = ollama(serde_json::json!({"done": true, "prompt_eval_count": 900,
+            "prompt_eval_cached_count": 800, "eval_count": 3}));
+        assert_eq!(
+            (newer.prompt_tokens, newer.prompt_cached),
+            (Some(900), Some(800))
+        );
+        let older =
+            ollama(serde_json::json!({"done": true, "prompt_eval_count": 900, "eval_count": 3}));
+        assert_eq!(
+            (older.prompt_tokens, older.prompt_cached),
+            (Some(900), None)
+        );
+        let openai = |last: serde_json::Value| {
+            let text = format!(
+                "data: {}\n\ndata: {last}\n\ndata: [DONE]\n\n",
+                serde_json::json!({"model": "m", "choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]})
+            );
+            read(Wire::OpenAi, "text/event-stream", text.as_bytes())
+                .unwrap()
+                .usage
+        };
+        let details = openai(
+            serde_json::json!({"choices": [], "usage": {"prompt_tokens": 500,
+            "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 448}}}),
+        );
+        assert_eq!(
+            (details.prompt_tokens, details.prompt_cached),
+            (Some(500), Some(448))
+        );
+        let llama = openai(
+            serde_json::json!({"choices": [], "usage": {"prompt_tokens": 500,
+            "completion_tokens": 2}, "timings": {"cache_n": 430, "prompt_n": 70, "predicted_ms": 10.0}}),
+        );
+        assert_eq!(
+            (llama.prompt_tokens, llama.prompt_cached),
+            (Some(500), Some(430))
+        );
+        let silent = openai(
+            serde_json::json!({"choices": [], "usage": {"prompt_tokens": 500, "completion_tokens": 2}}),
+        );
+        assert_eq!(silent.prompt_cached, None, "not said: not guessed");
     }
 }

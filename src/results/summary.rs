@@ -331,19 +331,25 @@ impl PromptResult {
     /// the server reported none.
     /// Mean prompt + completion tokens per case; with reasoning, the
     /// completion as reasoning + answer (`~` when the reasoning's count is
-    /// estimated): `812+(~1450r+210)`.
+    /// estimated): `812+(~1450r+210)`; the prompt's cached part where the
+    /// server said (`812(700c)+96`).
     pub fn tokens_text(&self) -> String {
         let n = match self.cases_with_tokens {
             0 => return "-".to_string(),
             n => n as u64,
         };
         let t = &self.tokens;
+        // The part of the prompt the server reused from its cache, where it
+        // said: `812(700c)`.
+        let prompt = match t.prompt_cached {
+            Some(cached) => format!("{}({}c)", t.prompt / n, cached / n),
+            None => (t.prompt / n).to_string(),
+        };
         if t.reasoning == 0 {
-            return format!("{}+{}", t.prompt / n, t.completion / n);
+            return format!("{prompt}+{}", t.completion / n);
         }
         format!(
-            "{}+({}{}r+{})",
-            t.prompt / n,
+            "{prompt}+({}{}r+{})",
             if t.reasoning_estimated { "~" } else { "" },
             t.reasoning / n,
             t.completion.saturating_sub(t.reasoning) / n

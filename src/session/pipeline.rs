@@ -94,10 +94,10 @@ impl Pipeline {
     /// A model that showed only now that it thinks, by a reply whose
     /// reasoning spent the default budget, is asked again with the budget
     /// fitted to reasoning (thinking.rs), and so are all its later cases.
-    pub fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+    pub fn ask(&self, case: &CaseId, history: &[HistoryEntry], slot: usize) -> Asked {
         let model = self.model_of(case);
         let fitted_before = model.watch.fitted().is_some();
-        let mut asked = self.ask_once(model, case, history);
+        let mut asked = self.ask_once(model, case, history, slot);
         let spent = asked.reply.as_deref().is_some_and(|r| r.trim().is_empty())
             && asked.record.finish_reason.as_deref() == Some("length");
         // Live only: a replay asks what was recorded.
@@ -107,7 +107,7 @@ impl Pipeline {
             && model.watch.fit(&asked.record, &model.config)
         {
             tracing::debug!(case = %case.test_name(), "asked again with the budget fitted to reasoning");
-            asked = self.ask_once(model, case, history);
+            asked = self.ask_once(model, case, history, slot);
         }
         if let Some(warning) = model.watch.look(&asked.record, model.asking()) {
             tracing::warn!("{warning}");
@@ -115,14 +115,20 @@ impl Pipeline {
         asked
     }
 
-    fn ask_once(&self, model: &ServedModel, case: &CaseId, history: &[HistoryEntry]) -> Asked {
+    fn ask_once(
+        &self,
+        model: &ServedModel,
+        case: &CaseId,
+        history: &[HistoryEntry],
+        slot: usize,
+    ) -> Asked {
         let config = model.asking();
         let prompt = self
             .suite
             .prompt(&case.prompt)
             .expect("planned cases name suite prompts");
         let question = &self.suite.questions[case.question - 1];
-        let built = request::build(
+        let mut built = request::build(
             config,
             model.name(),
             self.suite
@@ -132,6 +138,7 @@ impl Pipeline {
             history,
             case.sample_index(),
         );
+        built.request.slot = Some(slot);
         if built.left_out_to_fit > 0 {
             self.warn_of_the_fitted_history(case, config);
         }
@@ -323,8 +330,13 @@ impl Pipeline {
 impl Work for Arc<Pipeline> {
     type Asked = Asked;
 
-    fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Asked {
-        Pipeline::ask(self, case, history)
+    fn ask(&self, case: &CaseId, history: &[HistoryEntry], slot: usize) -> Asked {
+        Pipeline::ask(self, case, history, slot)
+    }
+
+    fn reached_the_server(&self, asked: &Asked) -> bool {
+        let replayed = asked.record.snapshot == Some(SnapshotState::Replayed);
+        !asked.record.cached && !replayed
     }
 
     fn execute(&self, _case: &CaseId, asked: Asked) -> Finished {
@@ -406,6 +418,7 @@ fn note_usage(record: &mut CaseRecord, usage: &crate::backend::Usage) {
             completion,
             reasoning: reasoning_tokens.min(completion),
             reasoning_estimated: estimated,
+            prompt_cached: usage.prompt_cached.map(|n| n.min(prompt)),
         });
     record.finish_reason = usage.finish_reason.clone();
     record.generation_secs = usage.generation_secs;

@@ -5,9 +5,20 @@
 //! only wait for results ([`Scheduler::wait`]).
 //!
 //! Order: with the learning history on, the cases of a chain (prompt x
-//! round) run one after another, since each sees the earlier ones; chains
-//! run side by side. With it off there is no order at all. Ready cases are
-//! asked in plan order (question-major), so chains advance together.
+//! round) run one after another, since each sees the earlier ones. Each
+//! model slot keeps one chain until its last case has been asked, and
+//! takes the chain's next case as soon as it is ready: the prompt of
+//! question k is the prompt of question k-1 plus one history entry and
+//! the new question, so the server's slot holds most of it in its cache
+//! (a slot's own chain is the only work it waits for, the judging of its
+//! last case, a fraction of a second against the seconds a prompt of
+//! 1,000 tokens takes to process on a CPU). Slots take new chains in plan
+//! order (question-major). A reply that never reached the server (a
+//! replay, the response cache) leaves its slot free for any chain: there
+//! is no prefix to keep, and programs then run side by side. With the history off, there is no chain:
+//! ready cases are asked prompt by prompt, so requests sharing a template
+//! go back to back. The slot a case is asked on is handed to
+//! [`Work::ask`], for servers that take it (llama-server's `id_slot`).
 //!
 //! Bookkeeping is O(cases): a chain is a list of case indices and a cursor,
 //! and keeps only the history entries a prompt can show.
@@ -42,8 +53,15 @@ pub struct Finished {
 pub trait Work: Send + Sync + 'static {
     /// What the model stage hands to the execution stage.
     type Asked: Send + 'static;
-    fn ask(&self, case: &CaseId, history: &[HistoryEntry]) -> Self::Asked;
+    /// Asks for `case` on its lane's `slot` (0 to the lane's slots - 1).
+    fn ask(&self, case: &CaseId, history: &[HistoryEntry], slot: usize) -> Self::Asked;
     fn execute(&self, case: &CaseId, asked: Self::Asked) -> Finished;
+    /// Whether the server processed the prompt of `asked` (its slot now
+    /// holds it): a reply from a recording or the response cache leaves
+    /// the slot as it was, so the chain need not wait for that slot.
+    fn reached_the_server(&self, _asked: &Self::Asked) -> bool {
+        true
+    }
     /// Every case of `model` has been asked and another model of its lane
     /// (its server) comes next.
     fn model_done(&self, _model: Option<&str>) {}
@@ -74,6 +92,9 @@ struct LaneQueue {
     current: usize,
     /// Per model of the lane, its cases not yet through the model stage.
     unasked: Vec<usize>,
+    /// Per slot of the lane, the chain it keeps until that chain's last
+    /// case has been asked.
+    kept: Vec<Option<usize>>,
 }
 
 impl LaneQueue {
@@ -82,6 +103,26 @@ impl LaneQueue {
         while self.current < self.unasked.len() && self.unasked[self.current] == 0 {
             self.current += 1;
         }
+    }
+
+    /// The place in `ready` of the case `slot` asks next: a case of the
+    /// chain it keeps; when it keeps none, the first ready case of a chain
+    /// no slot keeps (or of none, without history).
+    fn pick(
+        &self,
+        slot: usize,
+        ready_for: impl Fn(usize) -> bool,
+        chain_of: &[Option<usize>],
+    ) -> Option<usize> {
+        let mine = self.kept[slot];
+        self.ready.iter().position(|&i| {
+            ready_for(i)
+                && match (chain_of[i], mine) {
+                    (Some(c), Some(kept)) => c == kept,
+                    (Some(c), None) => !self.kept.contains(&Some(c)),
+                    (None, mine) => mine.is_none(),
+                }
+        })
     }
 }
 
@@ -100,6 +141,9 @@ struct Shared<W: Work> {
     /// history is off. Positions, not names: per case, the bookkeeping
     /// holds a few numbers, never another copy of its identity.
     chain_of: Vec<Option<usize>>,
+    /// Whether each case is the last of its chain (a slot then lets the
+    /// chain go).
+    last_of_chain: Vec<bool>,
     chains: Mutex<Vec<Chain>>,
     keep: usize,
     /// Lane and model (index into the lane's models) of each case.
@@ -193,17 +237,37 @@ impl<W: Work> Scheduler<W> {
             None => (vec![None; cases.len()], Vec::new()),
         };
         let lane_of = lane_of(&cases, &lanes);
-        // Ready now: every case without history, else each chain's first.
+        let mut last_of_chain = vec![false; cases.len()];
+        for chain in &chains {
+            if let Some(&last) = chain.cases.last() {
+                last_of_chain[last] = true;
+            }
+        }
+        // Ready now: every case without history, prompt by prompt (one
+        // template's requests back to back), else each chain's first in
+        // plan order.
         let ready: Vec<usize> = match history {
-            None => (0..cases.len()).collect(),
+            None => {
+                let mut all: Vec<usize> = (0..cases.len()).collect();
+                let mut prompts: Vec<&str> = Vec::new();
+                for c in &cases {
+                    if !prompts.contains(&&*c.prompt) {
+                        prompts.push(&c.prompt);
+                    }
+                }
+                let rank = |i: usize| prompts.iter().position(|p| *p == &*cases[i].prompt);
+                all.sort_by_key(|&i| rank(i));
+                all
+            }
             Some(_) => chains.iter().map(|c| c.cases[0]).collect(),
         };
-        let queues = queues(&lanes, &lane_of, ready);
+        let queues = queues(&lanes, &lane_of, ready, history.is_none());
         let n = cases.len();
         let shared = Arc::new(Shared {
             work,
             cases,
             chain_of,
+            last_of_chain,
             chains: Mutex::new(chains),
             keep,
             lane_of,
@@ -220,9 +284,9 @@ impl<W: Work> Scheduler<W> {
             closing: AtomicBool::new(n == 0),
         });
         for (l, lane) in lanes.iter().enumerate() {
-            for _ in 0..lane.slots.max(1) {
+            for slot in 0..lane.slots.max(1) {
                 let s = shared.clone();
-                std::thread::spawn(move || s.model_worker(l));
+                std::thread::spawn(move || s.model_worker(l, slot));
             }
         }
         for _ in 0..execute.max(1) {
@@ -340,21 +404,30 @@ fn lane_of(cases: &[CaseId], lanes: &[Lane]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Each lane's queue: its `ready` cases in plan order, and its first model
-/// with cases to ask.
-fn queues(lanes: &[Lane], lane_of: &[(usize, usize)], mut ready: Vec<usize>) -> Vec<LaneQueue> {
+/// Each lane's queue: its `ready` cases (in plan order, unless `ordered`
+/// says they already are in theirs), and its first model with cases to
+/// ask.
+fn queues(
+    lanes: &[Lane],
+    lane_of: &[(usize, usize)],
+    mut ready: Vec<usize>,
+    ordered: bool,
+) -> Vec<LaneQueue> {
     let mut queues: Vec<LaneQueue> = lanes
         .iter()
         .map(|lane| LaneQueue {
             ready: VecDeque::new(),
             current: 0,
             unasked: vec![0; lane.models.len()],
+            kept: vec![None; lane.slots.max(1)],
         })
         .collect();
     for &(l, m) in lane_of {
         queues[l].unasked[m] += 1;
     }
-    ready.sort_unstable();
+    if !ordered {
+        ready.sort_unstable();
+    }
     for i in ready {
         queues[lane_of[i].0].ready.push_back(i);
     }
@@ -392,8 +465,9 @@ impl<W: Work> Shared<W> {
         self.closing.load(Ordering::SeqCst) || self.interrupted.load(Ordering::SeqCst)
     }
 
-    /// Asks the cases of lane `l`, its current model's only.
-    fn model_worker(&self, l: usize) {
+    /// Asks the cases of lane `l`, its current model's only, as its
+    /// `slot`.
+    fn model_worker(&self, l: usize, slot: usize) {
         loop {
             if !self.wait_for_room() {
                 return;
@@ -406,11 +480,12 @@ impl<W: Work> Shared<W> {
                     }
                     let lane = &mut lanes[l];
                     let current = lane.current;
-                    let at = lane
-                        .ready
-                        .iter()
-                        .position(|&i| self.lane_of[i].1 == current);
+                    let at = lane.pick(slot, |i| self.lane_of[i].1 == current, &self.chain_of);
                     if let Some(i) = at.and_then(|at| lane.ready.remove(at)) {
+                        lane.kept[slot] = match self.last_of_chain[i] {
+                            true => None,
+                            false => self.chain_of[i],
+                        };
                         break i;
                     }
                     lanes = wait_a_while(&self.ready_changed, lanes);
@@ -424,7 +499,19 @@ impl<W: Work> Shared<W> {
                 None => Vec::new(),
             };
             let case = &self.cases[next];
-            let asked = catch(|| self.work.ask(case, &history));
+            let asked = catch(|| self.work.ask(case, &history, slot));
+            if !asked
+                .as_ref()
+                .is_ok_and(|a| self.work.reached_the_server(a))
+            {
+                // Nothing of the chain is in the server's slot: any slot
+                // may take its next case, and this one another chain.
+                let mut lanes = lock(&self.lanes);
+                let kept = &mut lanes[l].kept[slot];
+                if *kept == self.chain_of[next] {
+                    *kept = None;
+                }
+            }
             self.asked_one(next);
             match asked {
                 Ok(asked) => {
@@ -574,6 +661,10 @@ mod tests {
         peak_waiting: AtomicUsize,
         /// (case name, the history numbers it saw), in ask order.
         seen: Mutex<Vec<(String, Vec<usize>)>>,
+        /// (case name, the slot it was asked on), in ask order.
+        slots: Mutex<Vec<(String, usize)>>,
+        /// Replies from the server (else from a recording or the cache).
+        live: bool,
     }
 
     impl Probe {
@@ -588,6 +679,8 @@ mod tests {
                 waiting: AtomicUsize::new(0),
                 peak_waiting: AtomicUsize::new(0),
                 seen: Mutex::new(Vec::new()),
+                slots: Mutex::new(Vec::new()),
+                live: true,
             }
         }
     }
@@ -599,8 +692,9 @@ mod tests {
 
     impl Work for Arc<Probe> {
         type Asked = ();
-        fn ask(&self, case: &CaseId, history: &[HistoryEntry]) {
+        fn ask(&self, case: &CaseId, history: &[HistoryEntry], slot: usize) {
             enter(&self.asking, &self.peak_asking);
+            lock(&self.slots).push((case.test_name(), slot));
             lock(&self.seen).push((
                 case.test_name(),
                 history.iter().map(|e| e.question_number).collect(),
@@ -608,6 +702,9 @@ mod tests {
             std::thread::sleep(Duration::from_millis(self.ask_ms));
             enter(&self.waiting, &self.peak_waiting);
             self.asking.fetch_sub(1, Ordering::SeqCst);
+        }
+        fn reached_the_server(&self, _: &()) -> bool {
+            self.live
         }
         fn execute(&self, case: &CaseId, _: ()) -> Finished {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -813,6 +910,112 @@ mod tests {
             probe.peak_asking.load(Ordering::SeqCst) >= 2,
             "chains overlap"
         );
+    }
+
+    /// The case names in ask order.
+    fn asked(probe: &Probe) -> Vec<String> {
+        lock(&probe.seen).iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    #[test]
+    fn one_slot_keeps_its_chain_until_the_chain_ends() {
+        // Each request extends the slot's last one: a, a, a, then b...
+        let probe = Arc::new(Probe::new(2, 1));
+        let all = cases(&["a", "b", "c"], 4);
+        let pools = Pools {
+            model: 1,
+            execute: 2,
+        };
+        run(&probe, &all, Some(10), pools);
+        let expected: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .flat_map(|p| (1..=4).map(move |q| format!("{p}::q{q}::r1")))
+            .collect();
+        assert_eq!(asked(&probe), expected);
+    }
+
+    #[test]
+    fn each_chain_stays_on_one_slot_and_no_slot_takes_anothers_chain() {
+        let probe = Arc::new(Probe::new(3, 1));
+        let all = cases(&["a", "b", "c", "d", "e"], 4);
+        let pools = Pools {
+            model: 2,
+            execute: 2,
+        };
+        run(&probe, &all, Some(10), pools);
+        let slots = lock(&probe.slots).clone();
+        assert_eq!(slots.len(), 20);
+        for p in ["a", "b", "c", "d", "e"] {
+            let used: std::collections::BTreeSet<usize> = slots
+                .iter()
+                .filter(|(n, _)| n.starts_with(p))
+                .map(|(_, s)| *s)
+                .collect();
+            assert_eq!(used.len(), 1, "chain {p} moved between slots: {slots:?}");
+        }
+        // Per slot, its chains one after another, never interleaved.
+        for slot in 0..2 {
+            let mine: Vec<char> = slots
+                .iter()
+                .filter(|(_, s)| *s == slot)
+                .map(|(n, _)| n.chars().next().unwrap())
+                .collect();
+            let mut runs = mine.clone();
+            runs.dedup();
+            let mut unique = runs.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                runs.len(),
+                unique.len(),
+                "slot {slot} interleaved: {mine:?}"
+            );
+        }
+        assert_eq!(
+            probe.peak_asking.load(Ordering::SeqCst),
+            2,
+            "both slots busy"
+        );
+    }
+
+    #[test]
+    fn replies_that_never_reached_the_server_keep_no_slot() {
+        // A replay: nothing is in the server's slots, so the chains go on
+        // side by side and their programs run at once.
+        let mut probe = Probe::new(0, 20);
+        probe.live = false;
+        let probe = Arc::new(probe);
+        let all = cases(&["a", "b", "c"], 4);
+        let pools = Pools {
+            model: 1,
+            execute: 3,
+        };
+        run(&probe, &all, Some(10), pools);
+        assert!(
+            probe.peak_executing.load(Ordering::SeqCst) >= 2,
+            "one chain at a time would run one program at a time"
+        );
+        let first: String = asked(&probe)[..3]
+            .iter()
+            .map(|n| n.chars().next().unwrap())
+            .collect();
+        assert_eq!(first, "abc", "question-major, as planned");
+    }
+
+    #[test]
+    fn without_history_one_templates_requests_go_back_to_back() {
+        let probe = Arc::new(Probe::new(0, 0));
+        let all = cases(&["a", "b", "c"], 3);
+        let pools = Pools {
+            model: 1,
+            execute: 1,
+        };
+        run(&probe, &all, None, pools);
+        let prompts: String = asked(&probe)
+            .iter()
+            .map(|n| n.chars().next().unwrap())
+            .collect();
+        assert_eq!(prompts, "aaabbbccc");
     }
 
     #[test]
