@@ -21,8 +21,10 @@ fn replay(subset: &str) -> (serde_json::Value, Scratch) {
         &format!(
             "suite = \"{}\"\nmodel = \"qwen2.5-coder:1.5b\"\nbackend = \"replay\"\n\
              snapshot_dir = \"{}\"\nresult_dir = \"{}\"\ncache = false\n[cpp]\nspeed = false\n",
-            root.join(format!("tests/snapshots/pareval-{subset}-po8/variants.json"))
-                .display(),
+            root.join(format!(
+                "tests/snapshots/pareval-{subset}-po8/variants.json"
+            ))
+            .display(),
             root.join("tests/snapshots").display(),
             s.path().join("result").display()
         ),

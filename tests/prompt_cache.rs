@@ -172,6 +172,16 @@ fn serve(shared: &Shared, prompt: &[String], id_slot: Option<usize>) -> usize {
 /// A server of `slots` slots; `llama_server`: it says its slots at
 /// `/props` and takes `id_slot`, else it has neither.
 fn server(slots: usize, reports: Reports, llama_server: bool) -> (StubServer, Shared) {
+    serving(slots, reports, llama_server, answer)
+}
+
+/// [`server`] with the model's answers given by `answer`.
+fn serving(
+    slots: usize,
+    reports: Reports,
+    llama_server: bool,
+    answer: impl Fn(&Request) -> String + Send + Sync + 'static,
+) -> (StubServer, Shared) {
     let state: Shared = Arc::new((Mutex::new(Slots::new(slots)), Condvar::new()));
     let shared = state.clone();
     let server = StubServer::start(move |req: &Request| match req.path.as_str() {
@@ -316,4 +326,90 @@ fn a_server_that_reports_nothing_is_not_guessed_at() {
             .unwrap()
             > 0
     );
+}
+
+/// The recorded replies of python-basics (Qwen2.5-Coder-1.5B), by the
+/// first words of their prompt's template and the question.
+fn recorded_python_basics() -> impl Fn(&Request) -> String + Send + Sync + 'static {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("benches-data/python-basics.json")).unwrap(),
+    )
+    .unwrap();
+    let mut replies: Vec<(String, String, String)> = Vec::new();
+    for (prompt, template) in suite.as_object().unwrap() {
+        let Some(template) = template.as_str() else {
+            continue;
+        };
+        let head: String = template
+            .split("{question}")
+            .next()
+            .unwrap()
+            .trim()
+            .chars()
+            .take(30)
+            .collect();
+        for q in suite["questions"].as_array().unwrap() {
+            let id = q["id"].as_str().unwrap();
+            let snap = root.join(format!(
+                "tests/snapshots/python-basics/qwen2.5-coder_1.5b/{prompt}__{id}__r1.snap"
+            ));
+            let text = std::fs::read_to_string(&snap).unwrap();
+            let reply = text
+                .strip_prefix("---\n")
+                .and_then(|b| b.split_once("\n---\n"))
+                .map(|(_, r)| r.to_string())
+                .unwrap();
+            replies.push((
+                head.clone(),
+                q["question"].as_str().unwrap().to_string(),
+                reply,
+            ));
+        }
+    }
+    move |req: &Request| {
+        let asked = req.last_user_message().unwrap_or("");
+        let current = req.current_question().trim();
+        replies
+            .iter()
+            .find(|(head, question, _)| {
+                asked.trim_start().starts_with(head.as_str()) && current.contains(question.trim())
+            })
+            .map(|(_, _, reply)| reply.clone())
+            .unwrap_or_else(|| panic!("no recording for {current:?}"))
+    }
+}
+
+/// The full python-basics (4 prompts x 27 questions, history on, the
+/// recorded replies), one slot, with the window sliding by one and
+/// dropping five at a time: the tokens the server processes against
+/// those sent. Prints the figures for docs/internals/performance.md.
+#[test]
+fn python_basics_history_keeps_its_prefix_when_entries_leave_a_block_at_a_time() {
+    let mut shares = Vec::new();
+    for block in [1, 5, 10] {
+        let (server, state) = serving(1, Reports::Timings, true, recorded_python_basics());
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let s = Scratch::new(&format!(
+            "suite = \"{}\"\nmodel = \"{STUB_MODEL}\"\nbackend = \"openai\"\n\
+             [openai]\nbase_url = \"{}\"\n[history]\ndrop_block = {block}\n",
+            root.join("benches-data/python-basics.json").display(),
+            server.openai_url()
+        ));
+        let run = s.prompts(&[], &[]);
+        assert!(matches!(run.status, Some(0 | 101)), "{}", run.both());
+        let slots = state.0.lock().unwrap();
+        assert_eq!(slots.prompts.len(), 108);
+        let share = slots.processed as f64 / slots.sent as f64;
+        println!(
+            "python-basics, drop_block {block}: processed {} of {} sent ({:.0} %), least {} ({:.2}x)",
+            slots.processed,
+            slots.sent,
+            100.0 * share,
+            slots.least(),
+            slots.processed as f64 / slots.least() as f64
+        );
+        shares.push(share);
+    }
+    assert!(shares[1] < shares[0], "{shares:?}");
 }

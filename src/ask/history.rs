@@ -188,7 +188,9 @@ pub fn render_prompt(
 }
 
 /// The entries [`build_prompt`] shows: the most recent ones that fit both
-/// caps (a suffix of `history`), none when the history is off.
+/// caps (a suffix of `history`), none when the history is off. When a cap
+/// leaves one out, the shown entries start at the next block of
+/// `drop_block` ([`from_block`]).
 pub fn kept<'a>(history: &'a [HistoryEntry], cfg: &HistoryConfig) -> &'a [HistoryEntry] {
     if !cfg.enabled {
         return &[];
@@ -204,7 +206,29 @@ pub fn kept<'a>(history: &'a [HistoryEntry], cfg: &HistoryConfig) -> &'a [Histor
         chars += len;
         count += 1;
     }
-    &history[history.len() - count..]
+    match history.len() - count {
+        0 => history,
+        left_out => from_block(&history[left_out..], cfg.drop_block),
+    }
+}
+
+/// `shown` from its first entry that starts a block of `block` question
+/// numbers (1, 1 + block, ...): entries leave a block at a time, so the
+/// start of the history stays the same while the next block fills. Every
+/// entry starts a block of 1.
+pub fn from_block(shown: &[HistoryEntry], block: usize) -> &[HistoryEntry] {
+    let block = block.max(1);
+    let first = shown
+        .iter()
+        .position(|e| (e.question_number.max(1) - 1) % block == 0)
+        .unwrap_or(shown.len());
+    &shown[first..]
+}
+
+/// The entries a chain must remember for [`kept`]: the window, and a
+/// block's worth more, so a cap that drops one is seen to drop it.
+pub fn remembered(cfg: &HistoryConfig) -> usize {
+    cfg.max_entries + cfg.drop_block.max(1) - 1
 }
 
 /// Cuts text to `max` characters with an ellipsis, on a char boundary.
@@ -233,6 +257,43 @@ mod tests {
                 "[1, 0]".into()
             },
         }
+    }
+
+    #[test]
+    fn a_full_window_drops_a_block_at_a_time_so_its_start_stays() {
+        let cfg = HistoryConfig {
+            max_entries: 4,
+            drop_block: 2,
+            ..HistoryConfig::default()
+        };
+        let shown = |n: usize| -> Vec<usize> {
+            let chain: Vec<HistoryEntry> = (1..=n).map(|q| entry(q, true)).collect();
+            // What the scheduler remembers of the chain.
+            let from = n.saturating_sub(remembered(&cfg));
+            kept(&chain[from..], &cfg)
+                .iter()
+                .map(|e| e.question_number)
+                .collect()
+        };
+        assert_eq!(shown(4), [1, 2, 3, 4], "nothing dropped yet");
+        assert_eq!(shown(5), [3, 4, 5], "q1 and q2 leave together");
+        assert_eq!(shown(6), [3, 4, 5, 6], "the start stays at q3");
+        assert_eq!(shown(7), [5, 6, 7]);
+        assert_eq!(shown(8), [5, 6, 7, 8]);
+        // One at a time, as before the setting.
+        let sliding = HistoryConfig {
+            max_entries: 4,
+            ..HistoryConfig::default()
+        };
+        let chain: Vec<HistoryEntry> = (1..=7).map(|q| entry(q, true)).collect();
+        let at = |n: usize| -> Vec<usize> {
+            kept(&chain[n.saturating_sub(remembered(&sliding))..n], &sliding)
+                .iter()
+                .map(|e| e.question_number)
+                .collect()
+        };
+        assert_eq!(at(5), [2, 3, 4, 5]);
+        assert_eq!(at(7), [4, 5, 6, 7]);
     }
 
     #[test]

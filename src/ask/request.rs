@@ -58,8 +58,10 @@ pub fn build(
         let system_tokens = system.map_or(0, estimate_tokens);
         // The same sum as `estimate_messages` of the request built below.
         while !shown.is_empty() && system_tokens + estimate_tokens(&user) > budget {
-            shown = &shown[1..];
-            left_out_to_fit += 1;
+            // A block at a time (history.drop_block), as the caps drop.
+            let rest = crate::ask::history::from_block(&shown[1..], config.history.drop_block);
+            left_out_to_fit += shown.len() - rest.len();
+            shown = rest;
             user = render_prompt(template, question, shown, &config.history);
         }
     }

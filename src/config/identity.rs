@@ -55,6 +55,10 @@ impl Config {
         put("history.answer_chars", h.answer_chars.into());
         put("history.language", h.language.name().into());
         put("history.fit_window", h.fit_window.into());
+        // Only when set: a baseline from before the setting slid by one.
+        if h.drop_block != 1 {
+            put("history.drop_block", h.drop_block.into());
+        }
         let sb = &self.sandbox;
         put("sandbox.timeout_secs", sb.timeout_secs.into());
         put("sandbox.memory_mb", sb.memory_mb.into());

@@ -213,6 +213,12 @@ pub struct HistoryConfig {
     /// Leave out the oldest shown entries while a prompt would not fit
     /// `llm.num_ctx` with `llm.num_predict` left for the reply.
     pub fit_window: bool,
+    /// Entries leave the shown history this many at a time, on a grid of
+    /// question numbers (1, 1 + n, 1 + 2n, ...): once a cap drops one,
+    /// the shown history starts at the next block, and its start (the
+    /// prefix a server's prompt cache holds) stays the same for `n`
+    /// questions. 1 slides by one entry per question.
+    pub drop_block: usize,
 }
 
 impl Default for HistoryConfig {
@@ -225,6 +231,7 @@ impl Default for HistoryConfig {
             answer_chars: 300,
             language: Language::Zh,
             fit_window: true,
+            drop_block: 1,
         }
     }
 }

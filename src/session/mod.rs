@@ -148,7 +148,10 @@ impl Session {
         let scheduler = Scheduler::start_lanes(
             pipeline.clone(),
             opened.runnable,
-            config.history.enabled.then_some(config.history.max_entries),
+            config
+                .history
+                .enabled
+                .then(|| crate::ask::history::remembered(&config.history)),
             earlier,
             lanes,
             pools.execute,
