@@ -79,13 +79,16 @@ pub fn fit(config: &mut Config, thinking: Option<&Thinking>) -> Vec<String> {
             "{head}: replayed with the budget it was recorded with: {}",
             chosen.join(", ")
         ),
-        false => format!(
-            "{head}: {} (unset, chosen for reasoning: the defaults of {} tokens and {} s a \
-             call are spent inside it; a value set in [llm] is kept)",
-            chosen.join(", "),
-            crate::config::LlmConfig::default().num_predict.unwrap_or(0),
-            crate::config::LlmConfig::default().timeout_secs
-        ),
+        false => {
+            let defaults = crate::config::LlmConfig::default();
+            format!(
+                "{head}: {} (unset, chosen for reasoning: the defaults of {} tokens and {} s a \
+                 call are spent inside it; a value set in [llm] is kept)",
+                chosen.join(", "),
+                defaults.num_predict.unwrap_or(0),
+                defaults.timeout_secs
+            )
+        }
     }];
     if let Some(small) = config.llm.num_predict.filter(|n| *n < SMALL_BUDGET)
         && config.user_set("num_predict")
@@ -145,13 +148,19 @@ fn for_reasoning(config: &mut Config, context_length: Option<u32>) -> Vec<String
     if !timeout_set {
         let budget = llm.num_predict.unwrap_or(THINKING_BUDGET);
         // Whole minutes.
-        let secs = f64::from(budget.div_ceil(TOKENS_PER_SEC).div_ceil(60) * 60);
+        let secs = f64::from(time_for(budget));
         if llm.timeout_secs < secs {
             llm.timeout_secs = secs;
             chosen.push(format!("llm.timeout_secs = {secs}"));
         }
     }
     chosen
+}
+
+/// Seconds a budget of `tokens` takes at [`TOKENS_PER_SEC`], in whole
+/// minutes.
+fn time_for(tokens: u32) -> u32 {
+    tokens.div_ceil(TOKENS_PER_SEC).div_ceil(60) * 60
 }
 
 fn shown(n: Option<u32>) -> String {
@@ -265,7 +274,7 @@ impl Watch {
             shown(budget),
             config.llm.timeout_secs,
             THINKING_BUDGET + PROMPT_ROOM,
-            THINKING_BUDGET.div_ceil(TOKENS_PER_SEC).div_ceil(60) * 60
+            time_for(THINKING_BUDGET)
         ))
     }
 }
