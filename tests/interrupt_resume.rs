@@ -398,6 +398,22 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
             std::fs::write(&journal, &bytes).unwrap();
         }
         let _ = std::fs::remove_file(dir.join("summary.json"));
+        if !dir.join("run.json").exists() {
+            // Killed between creating the folder and writing its plan: the
+            // resume refuses, saying why, and nothing finished there.
+            let refused = s.prompts(
+                &[],
+                &[replay[0], ("PROMPTEVAL_RESUME", dir.to_str().unwrap())],
+            );
+            assert_eq!(refused.status, Some(2), "{}", refused.both());
+            assert!(
+                refused.stderr.contains("stopped before it wrote its plan"),
+                "{}",
+                refused.both()
+            );
+            assert!(std::fs::read(&journal).unwrap_or_default().is_empty());
+            continue;
+        }
         let resumed = s.prompts(
             &[],
             &[replay[0], ("PROMPTEVAL_RESUME", dir.to_str().unwrap())],
@@ -460,4 +476,22 @@ fn collect_cases(v: &serde_json::Value, out: &mut Vec<String>) {
         serde_json::Value::Array(a) => a.iter().for_each(|x| collect_cases(x, out)),
         _ => {}
     }
+}
+
+/// A run killed between creating its folder and writing run.json left a
+/// folder with nothing in it: resuming it says so and what to do, instead
+/// of "No such file or directory".
+#[test]
+fn resuming_a_folder_killed_before_its_plan_says_why_and_what_to_do() {
+    let s = scratch();
+    let dir = s.path().join("result/test_20261127_120000");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = s.prompts(&[], &[("PROMPTEVAL_RESUME", dir.to_str().unwrap())]);
+    assert_eq!(run.status, Some(2), "{}", run.both());
+    assert!(
+        run.stderr
+            .contains("the folder has no run.json: that run was stopped before it wrote its plan, so no case of it finished; start the run again without PROMPTEVAL_RESUME"),
+        "{}",
+        run.both()
+    );
 }

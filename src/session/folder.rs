@@ -122,10 +122,19 @@ pub fn write_manifest(dir: &Path, m: &RunManifest) -> Result<(), SetupError> {
 pub fn read_manifest(dir: &Path) -> Result<RunManifest, SetupError> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        SetupError::Resume(format!(
-            "PROMPTEVAL_RESUME={}: {e}; point it at a run folder such as result/test_20250814_012345",
-            dir.display()
-        ))
+        if dir.is_dir() && e.kind() == std::io::ErrorKind::NotFound {
+            // A run killed between creating its folder and writing its plan:
+            // nothing in it finished, and nothing says what it was to run.
+            SetupError::Resume(format!(
+                "PROMPTEVAL_RESUME={}: the folder has no {MANIFEST}: that run was stopped before it wrote its plan, so no case of it finished; start the run again without PROMPTEVAL_RESUME",
+                dir.display()
+            ))
+        } else {
+            SetupError::Resume(format!(
+                "PROMPTEVAL_RESUME={}: {e}; point it at a run folder such as result/test_20250814_012345",
+                dir.display()
+            ))
+        }
     })?;
     serde_json::from_str(&text).map_err(|e| SetupError::Folder {
         path: path.clone(),
