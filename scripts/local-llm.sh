@@ -13,6 +13,7 @@
 #   scripts/local-llm.sh start-one MODEL [PORT]  # serve one model (1.5b or 0.5b)
 #   scripts/local-llm.sh stop                 # stop the servers this script started
 #   scripts/local-llm.sh status
+#   scripts/local-llm.sh paths [MODEL]        # print the server binary and the model file
 #
 # Environment:
 #   PROMPTEVAL_LLM_CACHE    cache directory (default: ${XDG_CACHE_HOME:-~/.cache}/prompteval-llm);
@@ -227,5 +228,7 @@ case "${1:-start}" in
   start-one) start_one "${2:-}" "${3:-}" ;;
   stop) stop ;;
   status) status ;;
-  *) die "unknown command '$1' (use install, start, start-one, stop or status)" ;;
+  # For scripts that start a server with other flags (scripts/measure-prompt-cache.py).
+  paths) use_model "${2:-1.5b}"; printf '%s\n%s\n' "$SERVER_BIN" "$MODEL_FILE" ;;
+  *) die "unknown command '$1' (use install, start, start-one, stop, status or paths)" ;;
 esac
