@@ -1,0 +1,341 @@
+//! The race between prompts: a rule that may look after every question
+//! and still stops a prompt wrongly in at most `alpha` of runs.
+//!
+//! Prompts answer the same questions in the same order, so each question
+//! (and round, and sample: a *unit*) pairs every two prompts' outcomes. Only
+//! the discordant units say which is better: one passed, the other failed.
+//! If prompt `j` is in truth no worse than `i`, then on each discordant unit
+//! `i` wins with probability at most 1/2, given everything before it. The
+//! evidence that `i` beats `j` is the mixture likelihood ratio
+//!
+//! ```text
+//! E(i over j) = ∫ (2θ)^w (2(1-θ))^l dπ(θ),  π uniform on [1/2, 1],
+//! ```
+//!
+//! with `w` the units `i` won and `l` those `j` won. Each θ ≥ 1/2 makes the
+//! product a nonnegative supermartingale under that null, and so does their
+//! mixture; by Ville's inequality it ever reaches `1/a` with probability at
+//! most `a`, however often it is looked at and whenever the race stops. A
+//! prompt is eliminated once some live prompt's E over it reaches `m/alpha`,
+//! where `m = k(k-1)` counts the ordered pairs of the `k` prompts: by the
+//! union bound, any wrong elimination in the whole race has probability at
+//! most `alpha`.
+//!
+//! In closed form (a binomial tail, no integral):
+//! `E = 2^(n+1) B(w+1, l+1) I_{1/2}(l+1, w+1)` with `n = w + l`.
+//!
+//! Assumptions: the questions come in an order
+//! fixed before the run (not chosen by looking at outcomes); a unit's
+//! outcomes are paired only between cases of the same question, round and
+//! sample; a case the harness could not judge (`api_error`, not evaluated)
+//! pairs with nothing.
+
+use statrs::function::beta::{beta_reg, ln_beta};
+
+/// ln E for `wins` units won and `losses` lost (see the module's formula).
+pub fn ln_e_value(wins: u64, losses: u64) -> f64 {
+    if wins + losses == 0 {
+        return 0.0;
+    }
+    let (w, l) = (wins as f64, losses as f64);
+    let tail = beta_reg(l + 1.0, w + 1.0, 0.5);
+    if tail <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    (w + l + 1.0) * std::f64::consts::LN_2 + ln_beta(w + 1.0, l + 1.0) + tail.ln()
+}
+
+/// E itself (`f64::INFINITY` past f64's range).
+pub fn e_value(wins: u64, losses: u64) -> f64 {
+    ln_e_value(wins, losses).exp()
+}
+
+/// Where a prompt stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Standing {
+    /// Still asked.
+    Live,
+    /// Asked nothing after `after_questions` questions: `by` beat it with
+    /// evidence `e_value` (at least the race's bound).
+    Eliminated {
+        after_questions: usize,
+        by: usize,
+        e_value: f64,
+    },
+}
+
+/// One question's outcome for one prompt and unit (round, sample): passed
+/// or failed. Units a prompt has no outcome for (not asked, or not judged)
+/// are simply absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Outcome {
+    pub prompt: usize,
+    /// Round and sample, the same numbering for every prompt.
+    pub unit: (u32, u32),
+    pub passed: bool,
+}
+
+/// The race's state: discordant counts of every ordered pair, who is live.
+#[derive(Debug, Clone)]
+pub struct Race {
+    alpha: f64,
+    /// `wins[i][j]`: units `i` passed and `j` failed, both judged.
+    wins: Vec<Vec<u64>>,
+    /// `ln_e[i][j]`: ln E(i over j), kept from the last time `wins`
+    /// changed (a question moves few pairs' counts).
+    ln_e: Vec<Vec<f64>>,
+    standing: Vec<Standing>,
+    /// Questions looked at so far.
+    questions: usize,
+}
+
+impl Race {
+    /// A race between `prompts` prompts at level `alpha`.
+    pub fn new(prompts: usize, alpha: f64) -> Race {
+        Race {
+            alpha,
+            wins: vec![vec![0; prompts]; prompts],
+            ln_e: vec![vec![0.0; prompts]; prompts],
+            standing: vec![Standing::Live; prompts],
+            questions: 0,
+        }
+    }
+
+    /// The bound an E must reach: the number of ordered pairs over alpha.
+    pub fn bound(&self) -> f64 {
+        let k = self.standing.len() as f64;
+        (k * (k - 1.0)).max(1.0) / self.alpha
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    pub fn standing(&self, prompt: usize) -> &Standing {
+        &self.standing[prompt]
+    }
+
+    pub fn is_live(&self, prompt: usize) -> bool {
+        self.standing[prompt] == Standing::Live
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.standing.len()).filter(|&p| self.is_live(p))
+    }
+
+    /// One prompt left: nothing more to decide.
+    pub fn decided(&self) -> bool {
+        self.live().count() <= 1
+    }
+
+    pub fn questions(&self) -> usize {
+        self.questions
+    }
+
+    /// Units `i` passed and `j` failed.
+    pub fn wins(&self, i: usize, j: usize) -> u64 {
+        self.wins[i][j]
+    }
+
+    /// The evidence that `i` beats `j` so far.
+    pub fn e(&self, i: usize, j: usize) -> f64 {
+        self.ln_e[i][j].exp()
+    }
+
+    /// Takes one question's outcomes (every live prompt's, every unit) and
+    /// returns the prompts it eliminated. Outcomes of prompts no longer
+    /// live are ignored: they were asked nothing.
+    pub fn observe(&mut self, outcomes: &[Outcome]) -> Vec<usize> {
+        self.questions += 1;
+        let mut sorted: Vec<Outcome> = outcomes
+            .iter()
+            .copied()
+            .filter(|o| self.is_live(o.prompt))
+            .collect();
+        sorted.sort();
+        // Pair by unit.
+        let mut units: std::collections::BTreeMap<(u32, u32), Vec<(usize, bool)>> =
+            Default::default();
+        for o in &sorted {
+            units.entry(o.unit).or_default().push((o.prompt, o.passed));
+        }
+        let mut moved = Vec::new();
+        for judged in units.values() {
+            for &(i, pi) in judged {
+                for &(j, pj) in judged {
+                    if pi && !pj {
+                        self.wins[i][j] += 1;
+                        moved.push((i, j));
+                    }
+                }
+            }
+        }
+        moved.sort_unstable();
+        moved.dedup();
+        for (i, j) in moved {
+            self.ln_e[i][j] = ln_e_value(self.wins[i][j], self.wins[j][i]);
+            self.ln_e[j][i] = ln_e_value(self.wins[j][i], self.wins[i][j]);
+        }
+        self.decide()
+    }
+
+    /// Eliminates every live prompt some live prompt beats beyond the
+    /// bound, naming the strongest such evidence.
+    fn decide(&mut self) -> Vec<usize> {
+        let bound = self.bound().ln();
+        let live: Vec<usize> = self.live().collect();
+        let mut beaten: Vec<(usize, usize, f64)> = Vec::new();
+        for &j in &live {
+            let strongest = live
+                .iter()
+                .filter(|&&i| i != j)
+                .map(|&i| (i, self.ln_e[i][j]))
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((i, ln_e)) = strongest
+                && ln_e >= bound
+            {
+                beaten.push((j, i, ln_e));
+            }
+        }
+        // Every live prompt beaten at once would take a cycle of
+        // evidence (i over j over k over i), each beyond the bound: far
+        // below alpha under any truth. Nobody is eliminated then; the
+        // next questions decide.
+        if beaten.len() == live.len() {
+            return Vec::new();
+        }
+        for &(j, by, ln_e) in &beaten {
+            self.standing[j] = Standing::Eliminated {
+                after_questions: self.questions,
+                by,
+                e_value: ln_e.exp(),
+            };
+        }
+        beaten.into_iter().map(|(j, ..)| j).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The integral done by hand: ∫_{1/2}^{1} Π dθ / (1/2).
+    fn by_quadrature(w: u64, l: u64) -> f64 {
+        let steps = 200_000;
+        let h = 0.5 / steps as f64;
+        (0..steps)
+            .map(|s| {
+                let t = 0.5 + (s as f64 + 0.5) * h;
+                (2.0 * t).powi(w as i32) * (2.0 * (1.0 - t)).powi(l as i32)
+            })
+            .sum::<f64>()
+            * h
+            / 0.5
+    }
+
+    #[test]
+    fn the_closed_form_is_the_mixture_integral() {
+        assert_eq!(e_value(0, 0), 1.0);
+        assert!((e_value(1, 0) - 1.5).abs() < 1e-12);
+        for (w, l) in [(3, 1), (10, 2), (2, 10), (25, 5), (40, 38), (0, 7)] {
+            let want = by_quadrature(w, l);
+            let got = e_value(w, l);
+            assert!(
+                (got - want).abs() <= 1e-6 * want.max(1e-12),
+                "w {w} l {l}: {got} against {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn evidence_grows_with_wins_and_shrinks_with_losses() {
+        assert!(e_value(10, 0) > e_value(9, 0));
+        assert!(e_value(10, 1) < e_value(10, 0));
+        // A tie is never evidence.
+        assert!(e_value(20, 20) < 1.0);
+        // 1,000 to 0 is beyond f64 as E, not as ln E.
+        assert!(ln_e_value(1000, 0) > 600.0);
+    }
+
+    fn question(passed: &[bool]) -> Vec<Outcome> {
+        passed
+            .iter()
+            .enumerate()
+            .map(|(prompt, &passed)| Outcome {
+                prompt,
+                unit: (1, 0),
+                passed,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_prompt_that_keeps_losing_is_eliminated_by_its_winner_and_asked_nothing_more() {
+        let mut race = Race::new(3, 0.05);
+        assert_eq!(race.bound(), 120.0);
+        let mut gone_at = None;
+        for q in 1..=40 {
+            // Prompt 0 passes, 2 fails; 1 passes every other question.
+            let out = race.observe(&question(&[true, q % 2 == 0, false]));
+            if out.contains(&2) {
+                gone_at = Some(q);
+                break;
+            }
+        }
+        let q = gone_at.expect("eliminated within 40 questions");
+        // E(0 over 2) after n straight wins: (2^(n+1) - 1) / (n+1).
+        let first = (1..=40u64)
+            .find(|&n| ((2f64.powi(n as i32 + 1) - 1.0) / (n + 1) as f64) >= 120.0)
+            .unwrap();
+        assert_eq!(q as u64, first);
+        match race.standing(2) {
+            Standing::Eliminated {
+                after_questions,
+                by,
+                e_value,
+            } => {
+                assert_eq!((*after_questions, *by), (q, 0));
+                assert!(*e_value >= 120.0);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Its later outcomes are ignored.
+        let before = race.wins(0, 2);
+        race.observe(&question(&[true, true, false]));
+        assert_eq!(race.wins(0, 2), before);
+        assert!(race.is_live(0) && race.is_live(1));
+    }
+
+    #[test]
+    fn only_units_both_prompts_were_judged_on_pair() {
+        let mut race = Race::new(2, 0.05);
+        race.observe(&[
+            Outcome {
+                prompt: 0,
+                unit: (1, 0),
+                passed: true,
+            },
+            // Round 2 of prompt 1 was not judged (api_error): no pair.
+            Outcome {
+                prompt: 0,
+                unit: (2, 0),
+                passed: true,
+            },
+            Outcome {
+                prompt: 1,
+                unit: (1, 0),
+                passed: false,
+            },
+        ]);
+        assert_eq!((race.wins(0, 1), race.wins(1, 0)), (1, 0));
+    }
+
+    #[test]
+    fn identical_prompts_are_never_separated() {
+        let mut race = Race::new(4, 0.05);
+        for q in 0..500 {
+            race.observe(&question(&[q % 3 == 0; 4]));
+        }
+        assert_eq!(race.live().count(), 4);
+    }
+}
