@@ -15,6 +15,7 @@ mod folder;
 pub mod merge;
 mod model_sources;
 pub mod pipeline;
+pub mod race_gate;
 mod run_plan;
 pub mod schedule;
 mod source;

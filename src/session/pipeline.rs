@@ -344,6 +344,7 @@ impl Work for Arc<Pipeline> {
         Finished {
             outcome: trial_outcome(&record),
             entry: Some(HistoryEntry::from_record(&record)),
+            judged: judged(record.verdict),
         }
     }
 
@@ -375,6 +376,15 @@ fn note_failure(record: &mut CaseRecord, e: BackendError) {
 
 /// Passed, failed, or (for a request no recording answers) ignored with the
 /// reason: the model was not asked, so the case neither passes nor fails.
+/// Whether a reply passed, for a race's pairing: `None` where the verdict
+/// says nothing of the prompt (a server's error, a case not evaluated).
+pub fn judged(verdict: Verdict) -> Option<bool> {
+    match verdict {
+        Verdict::ApiError | Verdict::NotEvaluated => None,
+        verdict => Some(verdict.passed()),
+    }
+}
+
 pub fn trial_outcome(record: &CaseRecord) -> TrialOutcome {
     trial_outcome_of(record.verdict, record.api_failure, record.detail.clone())
 }

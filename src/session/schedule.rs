@@ -20,6 +20,12 @@
 //! go back to back. The slot a case is asked on is handed to
 //! [`Work::ask`], for servers that take it (llama-server's `id_slot`).
 //!
+//! In a race ([`RaceGate`]), a case is asked only once its question is
+//! open: every live prompt's cases of the question before have ended and
+//! the race's rule has looked at them. Cases the race will never ask end
+//! as not run, with the reason; no slot keeps a chain there, since every
+//! chain waits for the others at each question.
+//!
 //! Bookkeeping is O(cases): a chain is a list of case indices and a cursor,
 //! and keeps only the history entries a prompt can show.
 
@@ -28,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use super::race_gate::{RaceGate, Step};
 use crate::ask::history::HistoryEntry;
 use crate::case::{CaseId, ChainId};
 
@@ -46,6 +53,10 @@ pub struct Finished {
     pub outcome: TrialOutcome,
     /// What the case adds to its chain's history; `None` when it adds nothing.
     pub entry: Option<HistoryEntry>,
+    /// Whether the model's reply passed, when it was judged (a race pairs
+    /// only judged replies: not a server's error, not a case the harness
+    /// could not evaluate).
+    pub judged: Option<bool>,
 }
 
 /// The two stages of a case. `ask` holds a model slot, `execute` an
@@ -172,6 +183,8 @@ struct Shared<W: Work> {
     interrupted: Arc<AtomicBool>,
     /// Set when every case has a result or the run was interrupted.
     closing: AtomicBool,
+    /// In a race, which cases may be asked now ([`RaceGate`]).
+    race: Option<Mutex<RaceGate>>,
 }
 
 /// The running cases of one run. A case is named by its position in the
@@ -231,6 +244,36 @@ impl<W: Work> Scheduler<W> {
         execute: usize,
         interrupted: Arc<AtomicBool>,
     ) -> Scheduler<W> {
+        Self::start_raced(
+            work,
+            cases,
+            history,
+            earlier,
+            lanes,
+            execute,
+            interrupted,
+            None,
+        )
+    }
+
+    /// [`Scheduler::start_lanes`] in a race: `race` (built on the same
+    /// cases, with its first step) holds every case until its question is
+    /// open, and the cases it skips end as not run.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_raced(
+        work: W,
+        cases: Vec<CaseId>,
+        history: Option<usize>,
+        earlier: HashMap<ChainId, Vec<HistoryEntry>>,
+        lanes: Vec<Lane>,
+        execute: usize,
+        interrupted: Arc<AtomicBool>,
+        race: Option<(RaceGate, Step)>,
+    ) -> Scheduler<W> {
+        let (race, first) = match race {
+            Some((gate, step)) => (Some(gate), Some(step)),
+            None => (None, None),
+        };
         let keep = history.unwrap_or(0);
         let (chain_of, chains) = match history {
             Some(_) => chains(&cases, keep, earlier),
@@ -261,6 +304,12 @@ impl<W: Work> Scheduler<W> {
             }
             Some(_) => chains.iter().map(|c| c.cases[0]).collect(),
         };
+        // In a race, the race's first step makes the open question's
+        // cases ready (in its order: prompt by prompt).
+        let ready: Vec<usize> = match &race {
+            Some(_) => Vec::new(),
+            None => ready,
+        };
         let queues = queues(&lanes, &lane_of, ready, history.is_none());
         let n = cases.len();
         let shared = Arc::new(Shared {
@@ -282,7 +331,11 @@ impl<W: Work> Scheduler<W> {
             remaining: std::sync::atomic::AtomicUsize::new(n),
             interrupted,
             closing: AtomicBool::new(n == 0),
+            race: race.map(Mutex::new),
         });
+        if let Some(step) = first {
+            shared.take_step(step);
+        }
         for (l, lane) in lanes.iter().enumerate() {
             for slot in 0..lane.slots.max(1) {
                 let s = shared.clone();
@@ -482,7 +535,9 @@ impl<W: Work> Shared<W> {
                     let current = lane.current;
                     let at = lane.pick(slot, |i| self.lane_of[i].1 == current, &self.chain_of);
                     if let Some(i) = at.and_then(|at| lane.ready.remove(at)) {
-                        lane.kept[slot] = match self.last_of_chain[i] {
+                        // In a race every chain waits for the others at
+                        // each question: a slot keeping one would idle.
+                        lane.kept[slot] = match self.last_of_chain[i] || self.race.is_some() {
                             true => None,
                             false => self.chain_of[i],
                         };
@@ -594,7 +649,9 @@ impl<W: Work> Shared<W> {
                     }
                 }
                 chain.next += 1;
-                if let Some(&following) = chain.cases.get(chain.next) {
+                if let Some(&following) = chain.cases.get(chain.next)
+                    && self.released(following)
+                {
                     lock(&self.lanes)[self.lane_of[following].0]
                         .ready
                         .push_back(following);
@@ -603,6 +660,10 @@ impl<W: Work> Shared<W> {
                 }
             }
         }
+        let step = self
+            .race
+            .as_ref()
+            .map(|gate| lock(gate).ended(i, finished.judged));
         let first = lock(&self.results)[i].replace(finished.outcome).is_none();
         if let Some(waiter) = lock(&self.waiters).remove(&i) {
             waiter.unpark();
@@ -610,6 +671,48 @@ impl<W: Work> Shared<W> {
         if first && self.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.close();
         }
+        if let Some(step) = step {
+            self.take_step(step);
+        }
+    }
+
+    /// Whether case `i` may be asked now (always, outside a race).
+    fn released(&self, i: usize) -> bool {
+        self.race.as_ref().is_none_or(|gate| lock(gate).released(i))
+    }
+
+    /// What the race decided: skipped cases end as not run (never asked,
+    /// so their lane counts them through the model stage), and released
+    /// ones are asked when their chain is at them.
+    fn take_step(&self, step: Step) {
+        for (i, reason) in step.skip {
+            self.asked_one(i);
+            self.complete(
+                i,
+                Finished {
+                    outcome: TrialOutcome::Ignored(reason),
+                    entry: None,
+                    judged: None,
+                },
+            );
+        }
+        if step.release.is_empty() {
+            return;
+        }
+        let chains = lock(&self.chains);
+        let mut lanes = lock(&self.lanes);
+        for i in step.release {
+            let at_its_turn = match self.chain_of[i] {
+                Some(c) => chains[c].cases.get(chains[c].next) == Some(&i),
+                None => true,
+            };
+            if at_its_turn {
+                lanes[self.lane_of[i].0].ready.push_back(i);
+            }
+        }
+        drop(lanes);
+        drop(chains);
+        self.ready_changed.notify_all();
     }
 }
 
@@ -638,6 +741,7 @@ fn panicked(panic: CasePanic) -> Finished {
             "the harness panicked on this case ({panic}); please report it with the journal line"
         )),
         entry: None,
+        judged: None,
     }
 }
 
@@ -725,6 +829,7 @@ mod tests {
                     expected: String::new(),
                     actual: String::new(),
                 }),
+                judged: Some(case.question % 2 == 1),
             }
         }
     }
