@@ -124,7 +124,10 @@ def check_suite_shape(name, doc):
         return ["missing 'questions'"]
     if keys[-1] != "questions":
         errors.append("'questions' must be the last top-level key (templates first)")
-    templates = [k for k in keys if k != "questions"]
+    # `settings` (an object) is the suite format's own key, not a template.
+    if "settings" in doc and not isinstance(doc["settings"], dict):
+        errors.append("'settings' is not a JSON object")
+    templates = [k for k in keys if k not in ("questions", "settings")]
     if not templates:
         errors.append("no prompt templates")
     for key in templates:

@@ -283,6 +283,7 @@ mod tests {
         // One at a time, as before the setting.
         let sliding = HistoryConfig {
             max_entries: 4,
+            drop_block: 1,
             ..HistoryConfig::default()
         };
         let chain: Vec<HistoryEntry> = (1..=7).map(|q| entry(q, true)).collect();
@@ -327,8 +328,10 @@ mod tests {
 
     #[test]
     fn history_is_bounded_to_recent_entries() {
+        // One at a time (drop_block 1), the spec's sliding window.
         let cfg = HistoryConfig {
             max_entries: 2,
+            drop_block: 1,
             ..Default::default()
         };
         let h: Vec<_> = (1..=5).map(|n| entry(n, true)).collect();
@@ -340,6 +343,7 @@ mod tests {
 
         let cfg = HistoryConfig {
             max_chars: 150,
+            drop_block: 1,
             ..Default::default()
         };
         let p = build_prompt("{question}", "Q6", &h, &cfg);

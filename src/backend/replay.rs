@@ -782,6 +782,7 @@ pub(crate) mod tests {
         let real = [entry(1, &long, &long), entry(2, "2", "2")];
         let unknown = [entry(1, &long, "(not run yet)"), entry(2, "2", "2")];
         let mut config = config();
+        config.history.drop_block = 1;
         config.history.max_chars = (100..4000)
             .find(|&max_chars| {
                 let caps = crate::config::HistoryConfig {

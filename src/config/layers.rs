@@ -66,6 +66,11 @@ impl Config {
         {
             self.history.language = v;
         }
+        if let Some(v) = suite.drop_block
+            && self.suite_decides(&["history", "drop_block"], v.to_string(), &mut lines)
+        {
+            self.history.drop_block = v;
+        }
         if let Some(v) = suite.rounds
             && self.suite_decides(&["rounds"], v.to_string(), &mut lines)
         {

@@ -171,9 +171,13 @@ pub enum SettingsError {
     #[error("`settings.system_prompt` is {found}, it must be a non-empty string")]
     SystemPrompt { found: &'static str },
     #[error(
-        "`settings.history` has the field `{field}`; a suite may set its `enabled` and `language` (the other [history] keys are harness.toml's)"
+        "`settings.history` has the field `{field}`; a suite may set its `enabled`, `language` and `drop_block` (the other [history] keys are harness.toml's)"
     )]
     HistoryField { field: String },
+    #[error(
+        "`settings.history.drop_block` is {0}; it must be a whole number from 1 (slide by one question) up"
+    )]
+    DropBlock(Value),
     #[error("`settings.history` is {0}; it must be true or false (or \"on\" / \"off\")")]
     History(Value),
     #[error(

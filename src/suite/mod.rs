@@ -367,6 +367,14 @@ fn parse_settings(
                     match key.as_str() {
                         "enabled" => run.history = Some(switch(v)?),
                         "language" => run.language = Some(language(v)?),
+                        "drop_block" => {
+                            run.drop_block = Some(
+                                v.as_u64()
+                                    .filter(|n| (1..=10_000).contains(n))
+                                    .map(|n| n as usize)
+                                    .ok_or_else(|| SettingsError::DropBlock(v.clone()))?,
+                            )
+                        }
                         other => {
                             return Err(SettingsError::HistoryField {
                                 field: other.to_string(),
@@ -1321,6 +1329,7 @@ mod tests {
                 samples: Some(2),
                 temperature: Some(0.8),
                 pass_at_k: Some(vec![1, 2]),
+                drop_block: None,
             }
         );
         let on = parse(r#"{"settings": {"history": true}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
@@ -1329,6 +1338,14 @@ mod tests {
         assert_eq!(
             (table.settings.history, table.settings.language),
             (Some(false), Some(crate::config::Language::En))
+        );
+        let block = parse(r#"{"settings": {"history": {"drop_block": 1}}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap();
+        assert_eq!(block.settings.drop_block, Some(1));
+        let zero = parse(r#"{"settings": {"history": {"drop_block": 0}}, "p": "{question}", "questions": [{"question": "q", "answer": "1"}]}"#).unwrap_err();
+        assert!(
+            zero.to_string()
+                .contains("`settings.history.drop_block` is 0; it must be a whole number from 1"),
+            "{zero}"
         );
         assert!(parse(OK).unwrap().settings.is_empty());
     }
