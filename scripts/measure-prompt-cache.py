@@ -14,7 +14,7 @@ where their prompts are the ones asked).
 
 Usage:
   scripts/measure-prompt-cache.py [--model 1.5b] [--questions N]
-      [--slots 1,2] [--cache-ram 8192,0] [--drop-block 1] [--threads T]
+      [--slots 1,2] [--cache-ram 8192,0] [--drop-block 5] [--threads T]
       [--port 8090] [--timeout-secs 30]
 
 Minutes to hours on a CPU: run it on an otherwise idle machine.
@@ -95,8 +95,11 @@ class Server:
         self.log.close()
 
 
-def suite_subset(questions, folder):
+def suite_subset(questions, drop_block, folder):
     suite = json.loads((ROOT / "benches-data/python-basics.json").read_text())
+    # The suite pins the block its recordings were made with: the copy
+    # says the one measured.
+    suite.setdefault("settings", {}).setdefault("history", {})["drop_block"] = drop_block
     if questions:
         suite["questions"] = suite["questions"][:questions]
     path = folder / "python-basics.json"
@@ -104,7 +107,7 @@ def suite_subset(questions, folder):
     return path
 
 
-def config(folder, suite, model, port, drop_block, timeout):
+def config(folder, suite, model, port, timeout):
     path = folder / "harness.toml"
     path.write_text(
         f"""suite = "{suite}"
@@ -117,8 +120,6 @@ cache = false
 base_url = "http://127.0.0.1:{port}/v1"
 [llm]
 timeout_secs = {timeout}
-[history]
-drop_block = {drop_block}
 """
     )
     return path
@@ -177,8 +178,8 @@ def recorded_replies(model):
 
 
 def measure(args, binary, slots, cache_ram, folder):
-    suite = suite_subset(args.questions, folder)
-    cfg = config(folder, suite, args.model, args.port, args.drop_block, args.timeout_secs)
+    suite = suite_subset(args.questions, args.drop_block, folder)
+    cfg = config(folder, suite, args.model, args.port, args.timeout_secs)
     with Server(args.model, args.port, slots, cache_ram, args.threads, folder / "server.log") as server:
         env = dict(os.environ, PROMPTEVAL_CONFIG=str(cfg), INSTA_UPDATE="always")
         for name in ("NEXTEST", "NEXTEST_RUN_ID", "PROMPTEVAL_REPLAY"):
@@ -209,7 +210,7 @@ def main():
     p.add_argument("--questions", type=int, default=0, help="first N questions (0: all)")
     p.add_argument("--slots", default="1,2")
     p.add_argument("--cache-ram", default="8192,0")
-    p.add_argument("--drop-block", type=int, default=1)
+    p.add_argument("--drop-block", type=int, default=5, help="the default; 1 slides by one")
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--port", type=int, default=8090)
     p.add_argument("--timeout-secs", type=int, default=30, help="the spec's 30 s by default")
