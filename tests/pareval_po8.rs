@@ -59,112 +59,123 @@ fn points(labels: &[(&str, f64)]) -> Vec<(String, f64)> {
     labels.iter().map(|(l, p)| (l.to_string(), *p)).collect()
 }
 
-#[test]
-fn the_serial_run_replays_to_its_curves() {
-    let (summary, _) = replay("serial");
+/// A replayed run's figures: correct of 336, the verdicts of the rest,
+/// ParEval's own prompt's pass@1 (0.5 in both subsets), no violation, and
+/// the three curves point by point.
+fn assert_figures(
+    summary: &serde_json::Value,
+    correct: u64,
+    errors: serde_json::Value,
+    curves: [(&str, Vec<(String, f64)>); 3],
+) {
     let r = &summary["prompt_results"]["pareval_chat"];
     assert_eq!(
         (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
-        (Some(156), Some(336)),
+        (Some(correct), Some(336)),
         "{summary}"
     );
-    assert_eq!(
-        r["error_breakdown"],
-        serde_json::json!({"syntax_error": 83, "wrong_answer": 97})
-    );
+    assert_eq!(r["error_breakdown"], errors);
     let po = &summary["partial_order"]["pareval_chat"];
     assert_eq!(po["problems"], 8);
     assert_eq!(po["original"]["pass_at_1"], 0.5);
     assert_eq!(po["violations"], serde_json::json!([]));
-    assert_eq!(
-        curve(&summary, "masking"),
-        points(&[
-            ("p_bot", 0.375),
-            ("masking_0.8", 0.375),
-            ("masking_0.6", 0.4375),
-            ("masking_0.4", 0.4688),
-            ("masking_0.2", 0.5313),
-            ("p_top", 0.5),
-        ])
-    );
-    assert_eq!(
-        curve(&summary, "paragraph"),
-        points(&[
-            ("p_bot", 0.375),
-            ("paragraph_0.2", 0.5),
-            ("paragraph_0.4", 0.5),
-            ("paragraph_0.6", 0.5),
-            ("paragraph_0.8", 0.5),
-            ("p_top", 0.5),
-        ])
-    );
-    assert_eq!(
-        curve(&summary, "summary"),
-        points(&[
-            ("p_bot", 0.375),
-            ("summary_10w", 0.25),
-            ("summary_25w", 0.375),
-            ("summary_50w", 0.5),
-            ("summary_75w", 0.375),
-            ("summary_100w", 0.375),
-            ("summary_150w", 0.5),
-            ("summary_200w", 0.5),
-            ("p_top", 0.5),
-        ])
+    for (strategy, points) in curves {
+        assert_eq!(curve(summary, strategy), points, "{strategy}");
+    }
+}
+
+#[test]
+fn the_serial_run_replays_to_its_curves() {
+    let (summary, _) = replay("serial");
+    assert_figures(
+        &summary,
+        156,
+        serde_json::json!({"syntax_error": 83, "wrong_answer": 97}),
+        [
+            (
+                "masking",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("masking_0.8", 0.375),
+                    ("masking_0.6", 0.4375),
+                    ("masking_0.4", 0.4688),
+                    ("masking_0.2", 0.5313),
+                    ("p_top", 0.5),
+                ]),
+            ),
+            (
+                "paragraph",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("paragraph_0.2", 0.5),
+                    ("paragraph_0.4", 0.5),
+                    ("paragraph_0.6", 0.5),
+                    ("paragraph_0.8", 0.5),
+                    ("p_top", 0.5),
+                ]),
+            ),
+            (
+                "summary",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("summary_10w", 0.25),
+                    ("summary_25w", 0.375),
+                    ("summary_50w", 0.5),
+                    ("summary_75w", 0.375),
+                    ("summary_100w", 0.375),
+                    ("summary_150w", 0.5),
+                    ("summary_200w", 0.5),
+                    ("p_top", 0.5),
+                ]),
+            ),
+        ],
     );
 }
 
 #[test]
 fn the_openmp_run_replays_to_its_curves() {
     let (summary, _) = replay("omp");
-    let r = &summary["prompt_results"]["pareval_chat"];
-    assert_eq!(
-        (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
-        (Some(145), Some(336)),
-        "{summary}"
-    );
-    assert_eq!(
-        r["error_breakdown"],
-        serde_json::json!({"runtime_error": 3, "syntax_error": 64, "wrong_answer": 124})
-    );
-    let po = &summary["partial_order"]["pareval_chat"];
-    assert_eq!(po["problems"], 8);
-    assert_eq!(po["original"]["pass_at_1"], 0.5);
-    assert_eq!(po["violations"], serde_json::json!([]));
-    assert_eq!(
-        curve(&summary, "masking"),
-        points(&[
-            ("p_bot", 0.375),
-            ("masking_0.8", 0.4375),
-            ("masking_0.6", 0.4688),
-            ("masking_0.4", 0.4375),
-            ("masking_0.2", 0.5),
-            ("p_top", 0.5),
-        ])
-    );
-    assert_eq!(
-        curve(&summary, "paragraph"),
-        points(&[
-            ("p_bot", 0.375),
-            ("paragraph_0.2", 0.3125),
-            ("paragraph_0.4", 0.3125),
-            ("paragraph_0.6", 0.375),
-            ("paragraph_0.8", 0.4688),
-            ("p_top", 0.5),
-        ])
-    );
-    assert_eq!(
-        curve(&summary, "summary"),
-        points(&[
-            ("p_bot", 0.375),
-            ("summary_10w", 0.375),
-            ("summary_25w", 0.25),
-            ("summary_50w", 0.375),
-            ("summary_75w", 0.625),
-            ("summary_100w", 0.75),
-            ("summary_150w", 0.5),
-            ("summary_200w", 0.625),
-            ("p_top", 0.5),
-        ])
+    assert_figures(
+        &summary,
+        145,
+        serde_json::json!({"runtime_error": 3, "syntax_error": 64, "wrong_answer": 124}),
+        [
+            (
+                "masking",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("masking_0.8", 0.4375),
+                    ("masking_0.6", 0.4688),
+                    ("masking_0.4", 0.4375),
+                    ("masking_0.2", 0.5),
+                    ("p_top", 0.5),
+                ]),
+            ),
+            (
+                "paragraph",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("paragraph_0.2", 0.3125),
+                    ("paragraph_0.4", 0.3125),
+                    ("paragraph_0.6", 0.375),
+                    ("paragraph_0.8", 0.4688),
+                    ("p_top", 0.5),
+                ]),
+            ),
+            (
+                "summary",
+                points(&[
+                    ("p_bot", 0.375),
+                    ("summary_10w", 0.375),
+                    ("summary_25w", 0.25),
+                    ("summary_50w", 0.375),
+                    ("summary_75w", 0.625),
+                    ("summary_100w", 0.75),
+                    ("summary_150w", 0.5),
+                    ("summary_200w", 0.625),
+                    ("p_top", 0.5),
+                ]),
+            ),
+        ],
     );
 }

@@ -157,6 +157,7 @@ impl Session {
             lanes,
             pools.execute,
             interrupted.clone(),
+            None,
         );
         Ok(Session {
             config,

@@ -544,7 +544,7 @@ mod tests {
                 asked: Mutex::new(Vec::new()),
             });
             let gate = RaceGate::new(&cases, &[], 0.05, None);
-            let s = Scheduler::start_raced(
+            let s = Scheduler::start_lanes(
                 racer.clone(),
                 cases.clone(),
                 history,

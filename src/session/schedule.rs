@@ -228,39 +228,18 @@ impl<W: Work> Scheduler<W> {
             vec![lane],
             pools.execute,
             interrupted,
+            None,
         )
     }
 
     /// [`Scheduler::start`] with the model stage split into lanes (one per
     /// server): each lane asks its models one after another with its own
     /// slots, and the lanes run at once. Every case's model must be in
-    /// exactly one lane.
-    pub fn start_lanes(
-        work: W,
-        cases: Vec<CaseId>,
-        history: Option<usize>,
-        earlier: HashMap<ChainId, Vec<HistoryEntry>>,
-        lanes: Vec<Lane>,
-        execute: usize,
-        interrupted: Arc<AtomicBool>,
-    ) -> Scheduler<W> {
-        Self::start_raced(
-            work,
-            cases,
-            history,
-            earlier,
-            lanes,
-            execute,
-            interrupted,
-            None,
-        )
-    }
-
-    /// [`Scheduler::start_lanes`] in a race: `race` (built on the same
-    /// cases, with its first step) holds every case until its question is
-    /// open, and the cases it skips end as not run.
+    /// exactly one lane. In a race, `race` (built on the same cases, with
+    /// its first step) holds every case until its question is open, and
+    /// the cases it skips end as not run.
     #[allow(clippy::too_many_arguments)]
-    pub fn start_raced(
+    pub fn start_lanes(
         work: W,
         cases: Vec<CaseId>,
         history: Option<usize>,
@@ -890,6 +869,7 @@ mod tests {
             lanes,
             2,
             Arc::new(AtomicBool::new(false)),
+            None,
         );
         // Positions are the order the cases were given in.
         for (at, c) in cases.iter().enumerate() {
