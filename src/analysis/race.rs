@@ -107,10 +107,6 @@ impl Race {
         (k * (k - 1.0)).max(1.0) / self.alpha
     }
 
-    pub fn alpha(&self) -> f64 {
-        self.alpha
-    }
-
     pub fn standing(&self, prompt: usize) -> &Standing {
         &self.standing[prompt]
     }
@@ -135,11 +131,6 @@ impl Race {
     /// Units `i` passed and `j` failed.
     pub fn wins(&self, i: usize, j: usize) -> u64 {
         self.wins[i][j]
-    }
-
-    /// The evidence that `i` beats `j` so far.
-    pub fn e(&self, i: usize, j: usize) -> f64 {
-        self.ln_e[i][j].exp()
     }
 
     /// Takes one question's outcomes (every live prompt's, every unit) and

@@ -231,6 +231,12 @@ pub fn remembered(cfg: &HistoryConfig) -> usize {
     cfg.max_entries + cfg.drop_block.max(1) - 1
 }
 
+/// What the scheduler keeps per chain: [`remembered`] entries, or no
+/// chains at all when the history is off.
+pub fn chain_memory(cfg: &HistoryConfig) -> Option<usize> {
+    cfg.enabled.then(|| remembered(cfg))
+}
+
 /// Cuts text to `max` characters with an ellipsis, on a char boundary.
 pub fn abbreviate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -149,10 +149,7 @@ impl Session {
         let scheduler = Scheduler::start_lanes(
             pipeline.clone(),
             opened.runnable,
-            config
-                .history
-                .enabled
-                .then(|| crate::ask::history::remembered(&config.history)),
+            crate::ask::history::chain_memory(&config.history),
             earlier,
             lanes,
             pools.execute,

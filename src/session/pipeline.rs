@@ -374,8 +374,6 @@ fn note_failure(record: &mut CaseRecord, e: BackendError) {
     record.detail = Some(e.message);
 }
 
-/// Passed, failed, or (for a request no recording answers) ignored with the
-/// reason: the model was not asked, so the case neither passes nor fails.
 /// Whether a reply passed, for a race's pairing: `None` where the verdict
 /// says nothing of the prompt (a server's error, a case not evaluated).
 pub fn judged(verdict: Verdict) -> Option<bool> {
@@ -385,6 +383,8 @@ pub fn judged(verdict: Verdict) -> Option<bool> {
     }
 }
 
+/// Passed, failed, or (for a request no recording answers) ignored with the
+/// reason: the model was not asked, so the case neither passes nor fails.
 pub fn trial_outcome(record: &CaseRecord) -> TrialOutcome {
     trial_outcome_of(record.verdict, record.api_failure, record.detail.clone())
 }

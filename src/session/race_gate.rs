@@ -12,8 +12,6 @@
 //! resumed run) are fed to the rule first, question by question, so a
 //! resumed race reaches the decisions an uninterrupted one reached.
 
-use std::collections::HashMap;
-
 use crate::analysis::race::{Outcome, Race, Standing};
 use crate::case::CaseId;
 
@@ -28,7 +26,8 @@ pub struct Step {
 
 /// One model's race.
 struct ModelRace {
-    label: String,
+    /// `None` in a one-model run.
+    model: Option<String>,
     race: Race,
     prompts: Vec<String>,
     /// Question numbers, ascending: the order the race asks them in.
@@ -101,18 +100,14 @@ impl RaceGate {
             }
             questions.sort_unstable();
             questions.dedup();
-            let at: HashMap<usize, usize> =
-                questions.iter().enumerate().map(|(i, &q)| (q, i)).collect();
             let mut earlier_at = vec![Vec::new(); questions.len()];
             for (c, judged) in earlier.iter().filter(|(c, _)| mine(&c)) {
                 let p = prompts.iter().position(|p| *p == *c.prompt).unwrap();
-                earlier_at[at[&c.question]].push((p, unit(c), *judged));
+                let q = questions.binary_search(&c.question).unwrap();
+                earlier_at[q].push((p, unit(c), *judged));
             }
             races.push(ModelRace {
-                label: model
-                    .as_deref()
-                    .map(|m| format!(" of {m}"))
-                    .unwrap_or_default(),
+                model: model.clone(),
                 race: Race::new(prompts.len(), alpha),
                 scheduled: vec![vec![Vec::new(); prompts.len()]; questions.len()],
                 earlier: earlier_at,
@@ -190,15 +185,20 @@ impl RaceGate {
         let outcomes = std::mem::take(&mut race.outcomes);
         let gone = race.race.observe(&outcomes);
         let after = race.open + 1;
+        self.skip_eliminated(r, gone, after, step);
+        self.open_from(r, after, step);
+    }
+
+    /// The cases of the prompts `gone` from question `from` on.
+    fn skip_eliminated(&mut self, r: usize, gone: Vec<usize>, from: usize, step: &mut Step) {
         for p in gone {
             let reason = self.eliminated_reason(r, p);
-            let later: Vec<usize> = self.races[r].scheduled[after..]
+            let later: Vec<usize> = self.races[r].scheduled[from..]
                 .iter()
                 .flat_map(|q| q[p].iter().copied())
                 .collect();
             self.skip(later, &reason, step);
         }
-        self.open_from(r, after, step);
     }
 
     /// Opens the first question from `q` on that has cases to ask, feeding
@@ -222,9 +222,14 @@ impl RaceGate {
                 .iter()
                 .flat_map(|&p| race.scheduled[q][p].iter().copied())
                 .collect();
-            let before: Vec<Outcome> = race.earlier[q]
+            // The live prompts' cases of this question that ended before.
+            let answered: Vec<Earlier> = race.earlier[q]
                 .iter()
+                .copied()
                 .filter(|(p, ..)| race.race.is_live(*p))
+                .collect();
+            let before: Vec<Outcome> = answered
+                .iter()
                 .filter_map(|&(prompt, unit, judged)| {
                     judged.map(|passed| Outcome {
                         prompt,
@@ -233,16 +238,13 @@ impl RaceGate {
                     })
                 })
                 .collect();
-            let answered = race.earlier[q]
-                .iter()
-                .filter(|(p, ..)| race.race.is_live(*p))
-                .count();
+            let answered = answered.len();
             if let Some(max) = race.max_cases
                 && race.asked + cases.len() + answered > max
             {
                 let reason = format!(
                     "not run: the race{} stopped at max_cases = {max} ({} cases asked, the next question has {})",
-                    race.label,
+                    race.label(),
                     race.asked,
                     cases.len() + answered
                 );
@@ -254,14 +256,7 @@ impl RaceGate {
             if cases.is_empty() {
                 // Every live prompt answered it before this run.
                 let gone = race.race.observe(&before);
-                for p in gone {
-                    let reason = self.eliminated_reason(r, p);
-                    let later: Vec<usize> = self.races[r].scheduled[q + 1..]
-                        .iter()
-                        .flat_map(|qs| qs[p].iter().copied())
-                        .collect();
-                    self.skip(later, &reason, step);
-                }
+                self.skip_eliminated(r, gone, q + 1, step);
                 q += 1;
                 continue;
             }
@@ -302,13 +297,13 @@ impl RaceGate {
                 e_value,
             } => format!(
                 "not run: the race{} had decided: {} was eliminated after {after_questions} question(s) by {} (E = {} ≥ {})",
-                race.label,
+                race.label(),
                 race.prompts[p],
                 race.prompts[*by],
                 shown(*e_value),
                 shown(race.race.bound())
             ),
-            Standing::Live => format!("not run: the race{} had decided", race.label),
+            Standing::Live => format!("not run: the race{} had decided", race.label()),
         }
     }
 
@@ -322,22 +317,32 @@ impl RaceGate {
             .unwrap_or("none");
         format!(
             "not run: the race{} had decided: {winner} is the one prompt left after {} question(s)",
-            race.label,
+            race.label(),
             race.race.questions()
         )
     }
 
     /// Each model's race, for the report: (model, prompts, the rule's
     /// state, why it stopped early).
-    pub fn races(&self) -> impl Iterator<Item = (&str, &[String], &Race, Option<&str>)> {
+    pub fn races(&self) -> impl Iterator<Item = (Option<&str>, &[String], &Race, Option<&str>)> {
         self.races.iter().map(|r| {
             (
-                r.label.trim_start_matches(" of "),
+                r.model.as_deref(),
                 r.prompts.as_slice(),
                 &r.race,
                 r.stopped.as_deref(),
             )
         })
+    }
+}
+
+impl ModelRace {
+    /// " of <model>" in a line, nothing in a one-model run.
+    fn label(&self) -> String {
+        self.model
+            .as_deref()
+            .map(|m| format!(" of {m}"))
+            .unwrap_or_default()
     }
 }
 
@@ -357,7 +362,9 @@ mod tests {
 
     use super::*;
     use crate::ask::history::HistoryEntry;
-    use crate::session::schedule::{Finished, Pools, Scheduler, TrialOutcome, Work};
+    use std::collections::HashMap;
+
+    use crate::session::schedule::{Finished, Lane, Scheduler, TrialOutcome, Work};
 
     /// `prompts` x `questions` x `rounds`, question-major (plan order).
     fn grid(prompts: &[&str], questions: usize, rounds: u32) -> Vec<CaseId> {
@@ -549,15 +556,11 @@ mod tests {
                 cases.clone(),
                 history,
                 HashMap::new(),
-                vec![crate::session::schedule::Lane {
+                vec![Lane {
                     models: vec![None],
                     slots: 3,
                 }],
-                Pools {
-                    model: 3,
-                    execute: 2,
-                }
-                .execute,
+                2,
                 Arc::new(AtomicBool::new(false)),
                 Some(gate),
             );

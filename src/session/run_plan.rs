@@ -86,10 +86,7 @@ impl RunPlan {
             None => Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())?,
         };
         let planned = planned_cases(&config, &suite, resumed.as_ref(), retry, shard);
-        let history = config
-            .history
-            .enabled
-            .then(|| crate::ask::history::remembered(&config.history));
+        let history = crate::ask::history::chain_memory(&config.history);
         let resume = match resumed {
             Some(r) => Some(Resume::read(r.dir, r.manifest, history, retry)?),
             None => None,
