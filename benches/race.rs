@@ -1,4 +1,4 @@
-//! The race's rule (src/analysis/race.rs) on simulated grids (issue #44):
+//! The race's rule (src/race/rule.rs) on simulated grids (issue #44):
 //! its error rate and the calls it saves, against the full grid of the same
 //! simulated prompts and questions. Not timed: it counts.
 //!
@@ -10,7 +10,7 @@
 //! PROMPTEVAL_BENCH_QUESTIONS (default 200), PROMPTEVAL_BENCH_ALPHA
 //! (default 0.05), PROMPTEVAL_BENCH_SEED (default 44).
 
-use prompteval::analysis::race::{Outcome, Race, Standing};
+use prompteval::race::rule::{Outcome, Race, Standing};
 
 fn setting<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -48,13 +48,45 @@ impl Truth {
         }
     }
 
-    fn draw(&self, rng: &mut fastrand::Rng) -> Vec<bool> {
-        match self {
-            Truth::Independent(p) => p.iter().map(|&p| rng.f64() < p).collect(),
-            Truth::Identical(k) => {
-                let d = rng.f64();
-                (0..*k).map(|_| rng.f64() < d).collect()
+    /// One question's outcomes, per round then prompt.
+    fn draw(&self, rng: &mut fastrand::Rng, rounds: Rounds) -> Vec<Vec<bool>> {
+        let d = rng.f64();
+        let one = |rng: &mut fastrand::Rng| -> Vec<bool> {
+            match self {
+                Truth::Independent(p) => p.iter().map(|&p| rng.f64() < p).collect(),
+                Truth::Identical(k) => (0..*k).map(|_| rng.f64() < d).collect(),
             }
+        };
+        match rounds {
+            Rounds::Greedy(n) | Rounds::CountedAsQuestions(n) => vec![one(rng); n as usize],
+            Rounds::Sampled(n) => (0..n).map(|_| one(rng)).collect(),
+        }
+    }
+}
+
+/// The rounds of each question.
+#[derive(Clone, Copy)]
+enum Rounds {
+    /// Greedy decoding: every round repeats the first round's outcome.
+    Greedy(u32),
+    /// Each round drawn anew (temperature > 0), given the question.
+    Sampled(u32),
+    /// Greedy rounds fed to a rule that counts each round as a question
+    /// (the closed form over units): what the race must not do.
+    CountedAsQuestions(u32),
+}
+
+impl Rounds {
+    fn count(self) -> u32 {
+        match self {
+            Rounds::Greedy(n) | Rounds::Sampled(n) | Rounds::CountedAsQuestions(n) => n,
+        }
+    }
+
+    fn race(self, k: usize, alpha: f64) -> Race {
+        match self {
+            Rounds::CountedAsQuestions(_) => Race::new(k, alpha),
+            other => Race::with_units(k, alpha, other.count() as usize),
         }
     }
 }
@@ -74,7 +106,14 @@ struct Tally {
     eliminated: Vec<(usize, usize)>,
 }
 
-fn simulate(truth: &Truth, questions: usize, alpha: f64, runs: usize, seed: u64) -> Tally {
+fn simulate(
+    truth: &Truth,
+    rounds: Rounds,
+    questions: usize,
+    alpha: f64,
+    runs: usize,
+    seed: u64,
+) -> Tally {
     let k = truth.prompts();
     let best = truth.best();
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -84,24 +123,27 @@ fn simulate(truth: &Truth, questions: usize, alpha: f64, runs: usize, seed: u64)
         ..Tally::default()
     };
     for _ in 0..runs {
-        let mut race = Race::new(k, alpha);
+        let mut race = rounds.race(k, alpha);
         for _ in 0..questions {
             if race.decided() {
                 break;
             }
-            let drawn = truth.draw(&mut rng);
-            let outcomes: Vec<Outcome> = race
-                .live()
-                .map(|prompt| Outcome {
-                    prompt,
-                    unit: (1, 0),
-                    passed: drawn[prompt],
+            let drawn = truth.draw(&mut rng, rounds);
+            let outcomes: Vec<Outcome> = drawn
+                .iter()
+                .zip(1..)
+                .flat_map(|(round, r)| {
+                    race.live().map(move |prompt| Outcome {
+                        prompt,
+                        unit: (r, 0),
+                        passed: round[prompt],
+                    })
                 })
                 .collect();
             t.calls += outcomes.len();
             race.observe(&outcomes);
         }
-        t.grid += k * questions;
+        t.grid += k * questions * rounds.count() as usize;
         let live: Vec<usize> = race.live().collect();
         if live.len() < k {
             t.with_elimination += 1;
@@ -184,30 +226,61 @@ fn main() {
     println!(
         "# the race's rule on simulated grids: {runs} runs x {questions} questions, alpha {alpha}, seed {seed}\n"
     );
+    let one = Rounds::Greedy(1);
     let scenarios = [
         (
             "A/A: 5 identical prompts (per-question difficulty)",
             Truth::Identical(5),
+            one,
         ),
         (
             "A/A: 5 prompts at 0.6, independent draws",
             Truth::Independent(vec![0.6; 5]),
+            one,
         ),
         (
             "clear winner: 0.85/0.55/0.50/0.40/0.30",
             Truth::Independent(vec![0.85, 0.55, 0.50, 0.40, 0.30]),
+            one,
         ),
         (
             "close runner-up: 0.80/0.70/0.60/0.50/0.40",
             Truth::Independent(vec![0.80, 0.70, 0.60, 0.50, 0.40]),
+            one,
         ),
         (
             "close race: 0.62 against 0.60",
             Truth::Independent(vec![0.62, 0.60]),
+            one,
+        ),
+        (
+            "A/A, 3 greedy rounds (each reply repeated): the race's rule",
+            Truth::Identical(5),
+            Rounds::Greedy(3),
+        ),
+        (
+            "A/A, 3 greedy rounds, each round counted as a question (the wrong rule)",
+            Truth::Identical(5),
+            Rounds::CountedAsQuestions(3),
+        ),
+        (
+            "A/A, 3 sampled rounds (drawn anew given the question)",
+            Truth::Identical(5),
+            Rounds::Sampled(3),
+        ),
+        (
+            "clear winner, 3 sampled rounds",
+            Truth::Independent(vec![0.85, 0.55, 0.50, 0.40, 0.30]),
+            Rounds::Sampled(3),
         ),
     ];
-    for (i, (name, truth)) in scenarios.iter().enumerate() {
-        let t = simulate(truth, questions, alpha, runs, seed + i as u64);
+    for (i, (name, truth, rounds)) in scenarios.iter().enumerate() {
+        // The grid's mixture costs more per question: a fifth of the runs.
+        let runs = match rounds.count() {
+            1 => runs,
+            _ => runs.div_ceil(5),
+        };
+        let t = simulate(truth, *rounds, questions, alpha, runs, seed + i as u64);
         report(name, truth, &t, alpha);
     }
 }

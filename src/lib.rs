@@ -61,6 +61,9 @@ pub mod results;
 
 pub mod analysis;
 
+// The race between prompts: the rule, its hold on the scheduler, its standing.
+pub mod race;
+
 pub mod report;
 
 pub mod baseline;

@@ -9,7 +9,7 @@
 //!   is a row of its harness.toml tables, and every row's key is accepted by
 //!   the library's own loader (`Config::load`), which rejects unknown keys;
 //! - every serialized field of `Summary` and of the structs it holds
-//!   (`src/results/summary.rs`, `figures.rs`, `CacheStats`, `Tokens`) is in its
+//!   (`src/results/summary.rs`, `figures.rs`, `race.rs`, `CacheStats`, `Tokens`) is in its
 //!   summary.json table, and so is every key of a summary.json the library
 //!   writes; the same for the journal's `CaseRecord`;
 //! - the links of README.md and docs/ resolve, and no example shows a
@@ -660,6 +660,7 @@ fn report_structs() -> BTreeMap<String, Vec<Field>> {
         "src/results/summary.rs",
         "src/results/run_info.rs",
         "src/results/figures.rs",
+        "src/results/race.rs",
         "src/ask/cache.rs",
         "src/case.rs",
     ] {

@@ -300,10 +300,15 @@ fn checks_of(
     model: Option<&str>,
     bound: Option<f64>,
 ) -> (Vec<Check>, Vec<LowerBoundCheck>) {
+    // A prompt the race eliminated answered only part of the questions:
+    // the gate checks the prompts that ran to the end.
     let ran = summary
         .prompt_results
         .iter()
-        .filter(|(_, r)| r.total_questions + r.not_evaluated > 0);
+        .filter(|(_, r)| r.total_questions + r.not_evaluated > 0)
+        .filter(|(name, _)| {
+            !super::prompt_results::eliminated_by_race(summary.race.as_ref(), name)
+        });
     let mut checks = Vec::new();
     let mut lower = Vec::new();
     for (name, r) in ran {

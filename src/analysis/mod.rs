@@ -13,7 +13,6 @@ pub mod gate;
 pub mod kinds;
 pub mod outcomes;
 pub(crate) mod prompt_results;
-pub mod race;
 pub mod robustness;
 pub(crate) mod speed;
 pub mod stats;

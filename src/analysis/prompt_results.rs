@@ -184,7 +184,7 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
         partial_order,
         generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         prompt_count: prompt_results.len(),
-        best_prompt: best_prompt(&prompt_results, names, tallies),
+        best_prompt: best_prompt(&prompt_results, names, tallies, info.race.as_ref()),
         prompt_results,
         finished_cases,
         not_evaluated,
@@ -197,6 +197,12 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
 /// `None` for an empty denominator (0 of 0 is no accuracy, not 0 %).
 pub(crate) fn percent(correct: usize, total: usize) -> Option<f64> {
     (total > 0).then(|| round_to(correct as f64 * 100.0 / total as f64, 1))
+}
+
+/// Whether the race (if the run was one) eliminated `prompt`.
+pub fn eliminated_by_race(race: Option<&crate::results::race::RaceResult>, prompt: &str) -> bool {
+    race.and_then(|r| r.prompts.get(prompt))
+        .is_some_and(|p| p.status == "eliminated")
 }
 
 fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
@@ -244,7 +250,11 @@ fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {
         not_evaluated_reasons,
         rounds: round_stats(&t.rounds),
         threshold,
-        gate_passed: threshold.map(|t| super::gate::meets(accuracy, t)),
+        // A prompt the race eliminated answered only part of the questions:
+        // its threshold is not checked (docs/guide/race.md).
+        gate_passed: threshold
+            .filter(|_| !eliminated_by_race(info.race.as_ref(), name))
+            .map(|t| super::gate::meets(accuracy, t)),
         speed: t.speed.summary(),
     };
     // summary.json keeps the English sentences; views word them again in
@@ -280,14 +290,20 @@ fn round_stats(per_round: &BTreeMap<u32, (usize, usize)>) -> Option<RoundStats> 
 
 /// The best prompt by the one rule ([`super::best_prompt`]), its runner-up
 /// paired on the cases both evaluated (same question, round and sample).
+/// In a race, among the prompts it did not eliminate: an eliminated one's
+/// accuracy is over the early questions only.
 fn best_prompt(
     results: &indexmap::IndexMap<String, PromptResult>,
     names: &[&str],
     tallies: &[Tally],
+    race: Option<&crate::results::race::RaceResult>,
 ) -> Option<BestPrompt> {
     let tally = |n: &str| names.iter().position(|g| *g == n).map(|i| &tallies[i]);
     super::best_prompt::best_prompt(
-        results.iter().map(|(name, r)| (name.as_str(), r.accuracy)),
+        results
+            .iter()
+            .filter(|(name, _)| !eliminated_by_race(race, name))
+            .map(|(name, r)| (name.as_str(), r.accuracy)),
         |best, runner_up| {
             let (best, other) = (tally(best)?, tally(runner_up)?);
             Some(Paired::of(best.cells.iter().filter_map(

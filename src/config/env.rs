@@ -215,7 +215,7 @@ impl Config {
     }
 
     /// The on/off switches: the response cache, the history, the variants,
-    /// the C++ timing runs.
+    /// the C++ timing runs, the race.
     fn env_switches(&mut self, vars: &Vars) -> Result<(), ConfigError> {
         for (var, key, setting) in [
             ("PROMPTEVAL_CACHE", ["cache", ""], &mut self.cache),
@@ -230,6 +230,11 @@ impl Config {
                 &mut self.variants.enabled,
             ),
             ("PROMPTEVAL_SPEED", ["cpp", "speed"], &mut self.cpp.speed),
+            (
+                "PROMPTEVAL_RACE",
+                ["race", "enabled"],
+                &mut self.race.enabled,
+            ),
         ] {
             if let Some((on, v)) = vars.parse(var, on_off, || "expected on or off".into())? {
                 *setting = on;

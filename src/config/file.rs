@@ -13,7 +13,8 @@ use super::locations::{key_lines, line_of_offset, line_of_offset_bytes};
 use super::schema::{
     BackendKind, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
     DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint, GateConfig, HistoryConfig,
-    Language, LlmConfig, ModelEntry, SandboxConfig, VariantsConfig, normalise_ollama_host,
+    Language, LlmConfig, ModelEntry, RaceConfig, SandboxConfig, VariantsConfig,
+    normalise_ollama_host,
 };
 use super::sources::Sources;
 
@@ -55,6 +56,8 @@ pub(super) struct ConfigFile {
     cpp: CppConfig,
     #[serde(default)]
     gate: GateConfig,
+    #[serde(default)]
+    race: RaceConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -180,6 +183,7 @@ impl Config {
                 baseline: file.gate.baseline.clone().map(rel),
                 ..file.gate
             },
+            race: file.race,
             source,
             sources,
         }

@@ -22,6 +22,8 @@ pub struct ResumedRun {
     pub models: Vec<String>,
     pub rounds: u32,
     pub samples: u32,
+    /// `[race]` when the run was a race.
+    pub race: Option<super::schema::RaceConfig>,
 }
 
 impl Config {
@@ -47,6 +49,12 @@ impl Config {
             .collect();
         for key in ["suite", "model", "models", "rounds", "samples"] {
             self.sources.set(&[key], Source::Resumed);
+        }
+        // A race resumed goes on as the race it was; a run that was not one
+        // does not become one half way.
+        self.race = run.race.clone().unwrap_or_default();
+        for key in ["enabled", "alpha", "max_cases"] {
+            self.sources.set(&["race", key], Source::Resumed);
         }
     }
 

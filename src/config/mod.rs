@@ -43,8 +43,8 @@ pub use percent::{Percent, PercentError};
 pub use schema::{
     BackendKind, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_GATE_ALPHA, DEFAULT_MODEL,
     DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint,
-    GateConfig, HistoryConfig, Language, LlmConfig, ModelGate, RunSettings, SandboxConfig,
-    VariantsConfig, WriterConfig, normalise_ollama_host,
+    GateConfig, HistoryConfig, Language, LlmConfig, ModelGate, RaceConfig, RunSettings,
+    SandboxConfig, VariantsConfig, WriterConfig, normalise_ollama_host,
 };
 pub use sources::{Key, Source, Sources};
 pub use think::{Level, Think};

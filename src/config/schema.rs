@@ -320,6 +320,35 @@ impl SandboxConfig {
     }
 }
 
+/// A race between the prompts (`[race]`, see `race`): prompts answer the
+/// questions in lockstep and a prompt that has lost beyond noise is asked
+/// nothing more.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RaceConfig {
+    /// PROMPTEVAL_RACE=on|off.
+    pub enabled: bool,
+    /// The chance, over the whole run, that any prompt is eliminated by
+    /// one that is not better (the rule's anytime-valid level).
+    pub alpha: f64,
+    /// The race stops before a question that would take it past this many
+    /// cases (per model); its remaining cases are not run.
+    pub max_cases: Option<usize>,
+}
+
+/// The race's level when `[race] alpha` is not set.
+pub const DEFAULT_RACE_ALPHA: f64 = 0.05;
+
+impl Default for RaceConfig {
+    fn default() -> Self {
+        RaceConfig {
+            enabled: false,
+            alpha: DEFAULT_RACE_ALPHA,
+            max_cases: None,
+        }
+    }
+}
+
 /// Accuracy thresholds in percent (the unit of summary.json).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -505,6 +534,7 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     pub cpp: CppConfig,
     pub gate: GateConfig,
+    pub race: RaceConfig,
     /// Where this configuration came from, for messages.
     pub source: Option<PathBuf>,
     /// Where each setting's value was decided: harness.toml (with its

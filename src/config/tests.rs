@@ -323,6 +323,7 @@ fn a_resumed_run_keeps_what_it_set_out_to_do_over_the_suite() {
         models: Vec::new(),
         rounds: 2,
         samples: 1,
+        race: None,
     });
     let lines = c.apply_suite(&RunSettings {
         rounds: Some(3),

@@ -55,7 +55,28 @@ impl Config {
             ));
         }
         self.check_ranges()?;
-        self.check_gate_alpha()
+        self.check_gate_alpha()?;
+        self.check_race()
+    }
+
+    /// The race's level is a probability, and a race of no cases asks nothing.
+    fn check_race(&self) -> Result<(), ConfigError> {
+        let a = self.race.alpha;
+        if !(a > 0.0 && a <= 0.5) {
+            return Err(self.file_error(
+                &["race", "alpha"],
+                format!(
+                    "[race] alpha = {a}: the chance of any wrong elimination is a probability in (0, 0.5], e.g. 0.05 (the default) or 0.01"
+                ),
+            ));
+        }
+        if self.race.max_cases == Some(0) {
+            return Err(self.file_error(
+                &["race", "max_cases"],
+                "[race] max_cases = 0 would ask nothing; leave it out (no cap) or set at least one question's cases".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The baseline's test level is a probability a team would call noise.

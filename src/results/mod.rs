@@ -9,6 +9,7 @@ pub mod figures;
 #[doc(hidden)]
 pub mod fixtures;
 pub(crate) mod groups;
+pub mod race;
 pub mod run_folder;
 pub mod run_info;
 pub mod summary;

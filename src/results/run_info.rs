@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::race::RaceResult;
 use crate::ask::cache::CacheStats;
 use crate::case::Unevaluated;
 
@@ -85,6 +86,9 @@ pub struct RunInfo {
     /// The gate's settings besides the per-prompt thresholds.
     #[serde(default)]
     pub gate: GateSettings,
+    /// A one-model run's race (`[race]`); each model's is in `models`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceResult>,
 }
 
 /// What the gate checks besides `thresholds`, as the run was configured
@@ -137,6 +141,9 @@ pub struct ModelRun {
     /// Its planned cases (evaluated or not).
     #[serde(default)]
     pub planned_cases: usize,
+    /// Its race, when the run was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceResult>,
 }
 
 impl ModelRun {
@@ -168,6 +175,7 @@ impl RunInfo {
         info.endpoint = model.endpoint.clone();
         info.thresholds = model.thresholds.clone();
         info.planned_cases = model.planned_cases;
+        info.race = model.race.clone();
         info.not_evaluated
             .retain(|u| u.case.model.as_deref() == Some(model.name.as_str()));
         info.models = Vec::new();

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::figures::{BestPrompt, CrossModel, KindAccuracy, PartialOrder, Robustness};
+use super::race::RaceResult;
 use super::run_info::{RunInfo, one};
 use crate::ask::cache::CacheStats;
 use crate::case::Verdict;
@@ -67,6 +68,10 @@ pub struct Summary {
     /// depends on the prompt (spread, robust pass@k, PromptSensiScore).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<Robustness>,
+    /// What the race between the prompts decided (`[race]`); absent when
+    /// the run was not a race.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceResult>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]
@@ -102,6 +107,7 @@ impl Summary {
             partial_order: Default::default(),
             kind_results: None,
             robustness: None,
+            race: info.race.clone(),
             matrix: Vec::new(),
         }
     }

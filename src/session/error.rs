@@ -41,6 +41,8 @@ pub enum SetupError {
     Progress(ProgressSettingError),
     /// `[gate] baseline` cannot be read or is from another experiment.
     Baseline(BaselineError),
+    /// A race with something it cannot be combined with (a shard).
+    Race(String),
 }
 
 impl std::fmt::Display for SetupError {
@@ -53,7 +55,9 @@ impl std::fmt::Display for SetupError {
             SetupError::Shard(e) => e.fmt(f),
             SetupError::Progress(e) => e.fmt(f),
             SetupError::Baseline(e) => e.fmt(f),
-            SetupError::Backend(message) | SetupError::Resume(message) => f.write_str(message),
+            SetupError::Backend(message)
+            | SetupError::Resume(message)
+            | SetupError::Race(message) => f.write_str(message),
             SetupError::Folder { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }

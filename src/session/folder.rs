@@ -37,6 +37,10 @@ pub struct RunManifest {
     /// Selected cases the run could not evaluate (no matching recording).
     #[serde(default)]
     pub not_evaluated: Vec<Unevaluated>,
+    /// `[race]` when the run is a race: a resumed race goes on as one, at
+    /// its own level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<crate::config::RaceConfig>,
 }
 
 fn one() -> u32 {
@@ -52,6 +56,7 @@ impl RunManifest {
             models: self.models.clone(),
             rounds: self.rounds,
             samples: self.samples,
+            race: self.race.clone(),
         }
     }
 }

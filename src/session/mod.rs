@@ -15,7 +15,7 @@ mod folder;
 pub mod merge;
 mod model_sources;
 pub mod pipeline;
-pub mod race_gate;
+mod racing;
 mod run_plan;
 pub mod schedule;
 mod source;
@@ -121,6 +121,8 @@ impl Session {
             .unwrap_or_default();
         let cache = source::open_cache(&config);
         let opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
+        let unevaluated: Vec<CaseId> = opened.unmatched.iter().map(|(c, _)| c.clone()).collect();
+        let race = racing::gate(&config, resume.as_ref(), &opened.runnable, &unevaluated)?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
@@ -154,7 +156,7 @@ impl Session {
             lanes,
             pools.execute,
             interrupted.clone(),
-            None,
+            race,
         );
         Ok(Session {
             config,
@@ -215,14 +217,21 @@ impl Session {
             message: format!("cannot read the journal: {e}"),
         })?;
         let located = &index.entries;
+        let race = self.race_standing()?;
+        let not_run = |c: &CaseId| race.as_ref().is_some_and(|r| r.not_run.contains_key(c));
+        // A case the race decided not to ask is not missing.
         let complete = {
             let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
-            self.manifest.cases.iter().all(|c| done.contains(c))
+            self.manifest
+                .cases
+                .iter()
+                .all(|c| done.contains(c) || not_run(c))
         };
-        let info = self.run_info(complete);
+        let info = self.run_info(complete, race.as_ref());
         // Counted now: the report reads its cases from the journal, and a
         // report of 100,000 cases should not also hold the planned ones.
-        let intended = std::mem::take(&mut self.manifest.cases).len();
+        let intended = std::mem::take(&mut self.manifest.cases).len()
+            - race.as_ref().map_or(0, |r| r.not_run.len());
         // What the report was built from: `prompteval merge` rebuilds a
         // report from several parts' journals and these.
         store_run_info(&self.run_dir, &info)?;
@@ -270,8 +279,36 @@ impl Session {
         })
     }
 
+    /// The race's standing from the journal, when the run is a race.
+    fn race_standing(&self) -> Result<Option<crate::race::standing::Rebuilt>, SetupError> {
+        let unevaluated: Vec<CaseId> = self
+            .manifest
+            .not_evaluated
+            .iter()
+            .map(|u| u.case.clone())
+            .collect();
+        let prompts: Vec<String> = self
+            .pipeline
+            .suite
+            .prompts
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        racing::standing(
+            &self.config,
+            &self.run_dir,
+            &self.manifest.cases,
+            &unevaluated,
+            &prompts,
+        )
+    }
+
     /// The report's inputs that no case record holds.
-    fn run_info(&self, complete: bool) -> RunInfo {
+    fn run_info(&self, complete: bool, race: Option<&crate::race::standing::Rebuilt>) -> RunInfo {
+        let race_of = |model: Option<&str>| {
+            race.and_then(|r| r.races.iter().find(|(m, _)| m.as_deref() == model))
+                .map(|(_, result)| result.clone())
+        };
         RunInfo {
             test_id: self.manifest.test_id.clone(),
             timestamp: self.manifest.timestamp.clone(),
@@ -317,7 +354,7 @@ impl Session {
                         .map(|t| (p.name.clone(), t))
                 })
                 .collect(),
-            models: self.model_runs(),
+            models: self.model_runs(&race_of),
             question_ids: match self.config.is_multi_model() {
                 true => self
                     .pipeline
@@ -362,12 +399,19 @@ impl Session {
                 alpha: self.config.gate.alpha(),
                 min_accuracy_lower_bound: self.config.gate.min_accuracy_lower_bound.map(|p| p.0),
             },
+            race: match self.config.is_multi_model() {
+                true => None,
+                false => race_of(None),
+            },
         }
     }
 
     /// Each model of a multi-model run: its server, or why it could not be
     /// asked, and its thresholds.
-    fn model_runs(&self) -> Vec<report::ModelRun> {
+    fn model_runs(
+        &self,
+        race_of: &dyn Fn(Option<&str>) -> Option<crate::results::race::RaceResult>,
+    ) -> Vec<report::ModelRun> {
         if !self.config.is_multi_model() {
             return Vec::new();
         }
@@ -410,6 +454,7 @@ impl Session {
                         (None, None) => "not selected".into(),
                     },
                     endpoint: served.map_or(String::new(), |m| m.backend.endpoint()),
+                    race: race_of(Some(&name)),
                     name,
                     unavailable,
                     thresholds,
@@ -638,6 +683,7 @@ fn new_folder(
                 detail: m.detail.clone(),
             })
             .collect(),
+        race: config.race.enabled.then(|| config.race.clone()),
     };
     folder::write_manifest(&dir, &manifest)?;
     if suite.questions.iter().any(|q| q.variant.is_some()) {

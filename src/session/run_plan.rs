@@ -85,6 +85,14 @@ impl RunPlan {
             Some(r) => r.manifest.shard,
             None => Shard::parse(&env.var("PROMPTEVAL_SHARD").unwrap_or_default())?,
         };
+        if let (true, Some(shard)) = (config.race.enabled, shard) {
+            return Err(SetupError::Race(format!(
+                "PROMPTEVAL_SHARD={shard} with a race ([race] enabled, PROMPTEVAL_RACE): a race \
+                 decides after each question from every prompt's outcomes on it, which a part \
+                 on another machine does not see; run the race in one part (unset \
+                 PROMPTEVAL_SHARD), or turn the race off (PROMPTEVAL_RACE=off) to shard the full grid"
+            )));
+        }
         let planned = planned_cases(&config, &suite, resumed.as_ref(), retry, shard);
         let history = crate::ask::history::chain_memory(&config.history);
         let resume = match resumed {

@@ -34,9 +34,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use super::race_gate::{RaceGate, Step};
 use crate::ask::history::HistoryEntry;
 use crate::case::{CaseId, ChainId};
+use crate::race::gate::{RaceGate, Step};
 
 /// What libtest shows for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@ pub(crate) mod case_file;
 pub(crate) mod files;
 pub mod html;
 pub(crate) mod junit;
+pub(crate) mod race;
 pub mod step_summary;
 pub mod table;
 pub(crate) mod text;

@@ -96,6 +96,7 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
     out.push_str(&speed_lines(summary));
+    out.push_str(&super::race::race_lines(summary));
     out.push('\n');
     out.push_str(&best_line(summary, labels));
     out
@@ -278,7 +279,8 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
         let lines = best_line(results, labels)
             + &pass_at_k_lines(results)
             + &partial_order_lines(results)
-            + &speed_lines(results);
+            + &speed_lines(results)
+            + &super::race::race_lines(results);
         for line in lines.lines() {
             out.push_str(&format!("  {line}\n"));
         }

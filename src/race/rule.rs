@@ -24,6 +24,19 @@
 //! In closed form (a binomial tail, no integral):
 //! `E = 2^(n+1) B(w+1, l+1) I_{1/2}(l+1, w+1)` with `n = w + l`.
 //!
+//! A question with several units per prompt (rounds, samples) is one step,
+//! not several: its units share the question, so they are not independent
+//! evidence (under greedy decoding the rounds repeat one reply). With `d`
+//! the question's mean difference over the units both prompts were judged
+//! on (`d` in [-1, 1]; `λ = 2θ - 1`), the evidence is the mixture over
+//! `λ` in [0, 1] of `Π (1 + λ d)`: with one unit per question this is the
+//! formula above, and for any number of units it is a nonnegative
+//! supermartingale whenever `i`'s chance to pass a question is no higher
+//! than `j`'s, given the past. With several units the mixture is over an
+//! even grid of `λ` (a discrete uniform prior, [`GRID`] points): still
+//! exactly a mixture of supermartingales, so no approximation enters the
+//! guarantee.
+//!
 //! Assumptions: the questions come in an order
 //! fixed before the run (not chosen by looking at outcomes); a unit's
 //! outcomes are paired only between cases of the same question, round and
@@ -48,6 +61,22 @@ pub fn ln_e_value(wins: u64, losses: u64) -> f64 {
 /// E itself (`f64::INFINITY` past f64's range).
 pub fn e_value(wins: u64, losses: u64) -> f64 {
     ln_e_value(wins, losses).exp()
+}
+
+/// Points of the `λ` grid of a race with several units per question.
+pub const GRID: usize = 101;
+
+/// ln of the grid mixture: the mean of `exp(ln_products)`.
+fn ln_mean_exp(ln_products: &[f64]) -> f64 {
+    let top = ln_products
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    if top == f64::NEG_INFINITY {
+        return top;
+    }
+    let sum: f64 = ln_products.iter().map(|l| (l - top).exp()).sum();
+    top + (sum / ln_products.len() as f64).ln()
 }
 
 /// Where a prompt stands.
@@ -81,6 +110,10 @@ pub struct Race {
     alpha: f64,
     /// `wins[i][j]`: units `i` passed and `j` failed, both judged.
     wins: Vec<Vec<u64>>,
+    /// With several units per question: `grid[i][j][k]` is
+    /// `ln Π (1 + λ_k d)` of `i` over `j` so far, `λ_k = k / (GRID - 1)`.
+    /// Empty with one unit per question (the closed form is used).
+    grid: Vec<Vec<Vec<f64>>>,
     /// `ln_e[i][j]`: ln E(i over j), kept from the last time `wins`
     /// changed (a question moves few pairs' counts).
     ln_e: Vec<Vec<f64>>,
@@ -90,10 +123,22 @@ pub struct Race {
 }
 
 impl Race {
-    /// A race between `prompts` prompts at level `alpha`.
+    /// A race between `prompts` prompts at level `alpha`, one unit
+    /// (round and sample) per prompt and question.
     pub fn new(prompts: usize, alpha: f64) -> Race {
+        Race::with_units(prompts, alpha, 1)
+    }
+
+    /// A race whose questions each have `units` units per prompt (rounds
+    /// x samples): with more than one, a question's units are one step.
+    pub fn with_units(prompts: usize, alpha: f64, units: usize) -> Race {
+        let grid = match units {
+            0 | 1 => Vec::new(),
+            _ => vec![vec![vec![0.0; GRID]; prompts]; prompts],
+        };
         Race {
             alpha,
+            grid,
             wins: vec![vec![0; prompts]; prompts],
             ln_e: vec![vec![0.0; prompts]; prompts],
             standing: vec![Standing::Live; prompts],
@@ -133,6 +178,11 @@ impl Race {
         self.wins[i][j]
     }
 
+    /// The evidence that `i` is better than `j` so far.
+    pub fn e(&self, i: usize, j: usize) -> f64 {
+        self.ln_e[i][j].exp()
+    }
+
     /// Takes one question's outcomes (every live prompt's, every unit) and
     /// returns the prompts it eliminated. Outcomes of prompts no longer
     /// live are ignored: they were asked nothing.
@@ -150,22 +200,46 @@ impl Race {
         for o in &sorted {
             units.entry(o.unit).or_default().push((o.prompt, o.passed));
         }
+        let k = self.standing.len();
+        // Per ordered pair: units both judged, and the sum of i's pass
+        // minus j's over them.
+        let mut paired = vec![vec![(0u32, 0i32); k]; k];
         let mut moved = Vec::new();
         for judged in units.values() {
             for &(i, pi) in judged {
                 for &(j, pj) in judged {
+                    if i == j {
+                        continue;
+                    }
+                    paired[i][j].0 += 1;
+                    paired[i][j].1 += i32::from(pi) - i32::from(pj);
                     if pi && !pj {
                         self.wins[i][j] += 1;
-                        moved.push((i, j));
+                        moved.push((i.min(j), i.max(j)));
                     }
                 }
             }
         }
         moved.sort_unstable();
         moved.dedup();
-        for (i, j) in moved {
-            self.ln_e[i][j] = ln_e_value(self.wins[i][j], self.wins[j][i]);
-            self.ln_e[j][i] = ln_e_value(self.wins[j][i], self.wins[i][j]);
+        if self.grid.is_empty() {
+            for (i, j) in moved {
+                self.ln_e[i][j] = ln_e_value(self.wins[i][j], self.wins[j][i]);
+                self.ln_e[j][i] = ln_e_value(self.wins[j][i], self.wins[i][j]);
+            }
+        } else {
+            for (i, j) in moved {
+                let (n, diff) = paired[i][j];
+                let d = f64::from(diff) / f64::from(n);
+                for (step, (over, under)) in [(d, (i, j)), (-d, (j, i))] {
+                    let products = &mut self.grid[over][under];
+                    for (g, ln) in products.iter_mut().enumerate() {
+                        let lambda = g as f64 / (GRID - 1) as f64;
+                        *ln += (1.0 + lambda * step).ln();
+                    }
+                    self.ln_e[over][under] = ln_mean_exp(&self.grid[over][under]);
+                }
+            }
         }
         self.decide()
     }
@@ -319,6 +393,99 @@ mod tests {
             },
         ]);
         assert_eq!((race.wins(0, 1), race.wins(1, 0)), (1, 0));
+    }
+
+    /// One question at `rounds` rounds: each prompt's outcome the same in
+    /// every round (greedy decoding).
+    fn repeated(passed: &[bool], rounds: u32) -> Vec<Outcome> {
+        (1..=rounds)
+            .flat_map(|round| {
+                passed
+                    .iter()
+                    .enumerate()
+                    .map(move |(prompt, &passed)| Outcome {
+                        prompt,
+                        unit: (round, 0),
+                        passed,
+                    })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_rounds_are_one_question_of_evidence_not_three() {
+        // A bound no evidence here reaches: nobody is eliminated.
+        let mut one = Race::new(2, 1e-4);
+        let mut three = Race::with_units(2, 1e-4, 3);
+        for q in 0..12 {
+            let out = [true, q % 4 == 0];
+            one.observe(&question(&out));
+            three.observe(&repeated(&out, 3));
+        }
+        // 9 questions won, none lost: the grid's mixture is the closed
+        // form's (the same prior, on a grid) whatever the rounds.
+        let (closed, grid) = (one.e(0, 1), three.e(0, 1));
+        assert!(
+            (grid / closed - 1.0).abs() < 0.02,
+            "{grid} against {closed}"
+        );
+        // Counting each round as a unit would have claimed far more.
+        assert!(e_value(27, 0) > 1000.0 * grid);
+        assert_eq!(three.wins(0, 1), 27);
+    }
+
+    #[test]
+    fn rounds_that_disagree_weigh_a_question_by_its_mean() {
+        let mut race = Race::with_units(2, 0.05, 2);
+        // Prompt 0 wins round 1, loses round 2: no evidence either way.
+        race.observe(&[
+            Outcome {
+                prompt: 0,
+                unit: (1, 0),
+                passed: true,
+            },
+            Outcome {
+                prompt: 1,
+                unit: (1, 0),
+                passed: false,
+            },
+            Outcome {
+                prompt: 0,
+                unit: (2, 0),
+                passed: false,
+            },
+            Outcome {
+                prompt: 1,
+                unit: (2, 0),
+                passed: true,
+            },
+        ]);
+        assert_eq!((race.e(0, 1), race.e(1, 0)), (1.0, 1.0));
+        // Half the rounds won, the rest tied: half a question's evidence.
+        race.observe(&[
+            Outcome {
+                prompt: 0,
+                unit: (1, 0),
+                passed: true,
+            },
+            Outcome {
+                prompt: 1,
+                unit: (1, 0),
+                passed: false,
+            },
+            Outcome {
+                prompt: 0,
+                unit: (2, 0),
+                passed: true,
+            },
+            Outcome {
+                prompt: 1,
+                unit: (2, 0),
+                passed: true,
+            },
+        ]);
+        // The mean of 1 + λ/2 over λ in [0, 1] is 1.25.
+        assert!((race.e(0, 1) - 1.25).abs() < 1e-9, "{}", race.e(0, 1));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! In a race the prompts of a model answer the questions in lockstep: a
 //! question is opened only once every live prompt's cases of the previous
 //! one (all rounds and samples) have ended and the rule
-//! ([`crate::analysis::race`]) has looked at their outcomes. A prompt the
+//! ([`crate::race::rule`]) has looked at their outcomes. A prompt the
 //! rule eliminates is asked nothing more; when one prompt is left, when the
 //! next question would pass `max_cases`, or when the questions run out,
 //! the race ends and its remaining cases end as not run, with the reason.
@@ -12,7 +12,7 @@
 //! resumed run) are fed to the rule first, question by question, so a
 //! resumed race reaches the decisions an uninterrupted one reached.
 
-use crate::analysis::race::{Outcome, Race, Standing};
+use super::rule::{Outcome, Race, Standing};
 use crate::case::CaseId;
 
 /// What ending a case changed.
@@ -47,6 +47,9 @@ struct ModelRace {
     max_cases: Option<usize>,
     /// Why the race stopped before its questions ran out.
     stopped: Option<String>,
+    /// False with fewer than two prompts (a filter kept one): there is
+    /// nothing to compare, so its cases are asked as without a race.
+    racing: bool,
 }
 
 /// A case that ended before this run: (prompt, unit, whether it passed
@@ -106,9 +109,13 @@ impl RaceGate {
                 let q = questions.binary_search(&c.question).unwrap();
                 earlier_at[q].push((p, unit(c), *judged));
             }
+            // Rounds x samples: a question's units are one step of the rule.
+            let mut units: Vec<(u32, u32)> = all.clone().filter(mine).map(unit).collect();
+            units.sort_unstable();
+            units.dedup();
             races.push(ModelRace {
                 model: model.clone(),
-                race: Race::new(prompts.len(), alpha),
+                race: Race::with_units(prompts.len(), alpha, units.len()),
                 scheduled: vec![vec![Vec::new(); prompts.len()]; questions.len()],
                 earlier: earlier_at,
                 prompts,
@@ -119,6 +126,7 @@ impl RaceGate {
                 asked: 0,
                 max_cases,
                 stopped: None,
+                racing: true,
             });
         }
         let mut place = Vec::with_capacity(scheduled.len());
@@ -140,7 +148,15 @@ impl RaceGate {
         };
         let mut step = Step::default();
         for r in 0..gate.races.len() {
-            gate.open_from(r, 0, &mut step);
+            let race = &mut gate.races[r];
+            race.racing = race.prompts.len() >= 2;
+            if race.racing {
+                gate.open_from(r, 0, &mut step);
+            } else {
+                race.open = race.scheduled.len();
+                let all = race.scheduled.iter().flatten().flatten().copied();
+                step.release.extend(all);
+            }
         }
         (gate, step)
     }
@@ -149,7 +165,7 @@ impl RaceGate {
     pub fn released(&self, i: usize) -> bool {
         let (r, p, q, _) = self.place[i];
         let race = &self.races[r];
-        !self.done[i] && q == race.open && race.race.is_live(p)
+        !self.done[i] && (!race.racing || (q == race.open && race.race.is_live(p)))
     }
 
     /// The scheduled case `i` ended; `judged` is whether its reply passed
@@ -459,12 +475,12 @@ mod tests {
         let cases = grid(&["good", "bad"], 30, 2);
         let (mut gate, first) = RaceGate::new(&cases, &[], 0.05, None);
         let (ended, skipped) = drive(&mut gate, first, &cases);
-        // Two rounds pair twice per question: 2 / 0.05 = 40 needs 8
-        // discordant units ((2^9 - 1)/9 = 56.8), four questions.
-        assert_eq!(ended.len(), 4 * 2 * 2);
-        assert_eq!(skipped.len(), cases.len() - 16);
+        // Two rounds repeating one outcome are one question's evidence:
+        // 2 / 0.05 = 40 needs 8 questions won ((2^9 - 1)/9 = 56.8).
+        assert_eq!(ended.len(), 8 * 2 * 2);
+        assert_eq!(skipped.len(), cases.len() - 32);
         assert!(skipped.iter().any(|(_, r)| r
-            == "not run: the race had decided: good is the one prompt left after 4 question(s)"));
+            == "not run: the race had decided: good is the one prompt left after 8 question(s)"));
     }
 
     #[test]
@@ -569,9 +585,10 @@ mod tests {
             let asked = racer.asked.lock().unwrap().clone();
             // Lockstep: questions are asked in order, never ahead.
             assert!(asked.windows(2).all(|w| w[0].question <= w[1].question));
-            // bad: 2 units a question, 120 reached after 10 units, 5 questions.
+            // bad: out after 10 questions won by good (E = 186 ≥ 120),
+            // each asked in both rounds.
             let bad: Vec<&CaseId> = asked.iter().filter(|c| *c.prompt == *"bad").collect();
-            assert_eq!(bad.len(), 10, "{history:?}");
+            assert_eq!(bad.len(), 20, "{history:?}");
             for (c, o) in cases.iter().zip(&outcomes) {
                 let was_asked = asked.contains(c);
                 match o {

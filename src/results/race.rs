@@ -1,0 +1,64 @@
+//! summary.json's `race`: what a race between the prompts decided, and
+//! what it did not (see `crate::race`).
+
+use serde::{Deserialize, Serialize};
+
+/// One model's race (a multi-model run races each model separately).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RaceResult {
+    /// The chance, over the whole race, of any wrong elimination.
+    pub alpha: f64,
+    /// The e-value that eliminates: k(k-1)/alpha for k prompts.
+    pub bound: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cases: Option<usize>,
+    /// How the race ended: `decided` (one prompt left), `questions_ran_out`,
+    /// `max_cases`, or `unfinished` (the run was interrupted in it).
+    pub ended: String,
+    /// Questions the rule looked at.
+    pub questions: usize,
+    /// Cases asked (the model calls, each sample one), against the grid's.
+    pub calls: usize,
+    pub grid_calls: usize,
+    /// Prompt -> its standing, in suite order.
+    pub prompts: indexmap::IndexMap<String, RacePrompt>,
+    /// The cases never asked because the race had decided (test names).
+    pub not_run: Vec<String>,
+}
+
+/// One prompt's standing in its race.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RacePrompt {
+    /// `winner` (the one prompt left), `eliminated`, `tied` (not separated
+    /// from another live prompt when the race ended) or `running` (an
+    /// unfinished race).
+    pub status: String,
+    /// For `eliminated`: after how many questions, by which prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eliminated_after: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eliminated_by: Option<String>,
+    /// For `eliminated`: the e-value that eliminated it (at least `bound`);
+    /// otherwise the largest e-value any live prompt holds over it, to set
+    /// beside `bound` (`null`: no discordant question yet).
+    pub e_value: Option<f64>,
+    /// Its judged cases (not `api_error`, not evaluated) and those passed.
+    pub judged: usize,
+    pub passed: usize,
+    /// Percent of `judged`, and its 95 % Wilson interval (percent).
+    pub accuracy: f64,
+    pub interval: Option<(f64, f64)>,
+    /// True when it did not answer every question: its accuracy is over
+    /// the questions it was asked before it was eliminated.
+    pub partial: bool,
+}
+
+impl RaceResult {
+    /// The share of the grid's calls the race made, in percent.
+    pub fn calls_percent(&self) -> f64 {
+        if self.grid_calls == 0 {
+            return 0.0;
+        }
+        100.0 * self.calls as f64 / self.grid_calls as f64
+    }
+}
