@@ -154,6 +154,21 @@ fn a_clear_race_names_the_winner_asks_less_and_lists_what_it_did_not_run() {
             .all(|l| l.contains("not run: the race had decided")),
         "{lines:#?}"
     );
+    // Each skipped case's reason names what the summary names.
+    for p in ["mid", "weak", "weaker"] {
+        let standing = &race["prompts"][p];
+        let said = format!(
+            "{p} was eliminated after {} question(s) by {}",
+            standing["eliminated_after"],
+            standing["eliminated_by"].as_str().unwrap()
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("test {p}::")) && l.contains(&said)),
+            "{said}: {lines:#?}"
+        );
+    }
     // The table says it too, and the best prompt is the winner.
     assert!(run.stdout.contains("race (alpha 0.05"), "{}", run.stdout);
     assert!(run.stdout.contains("  best   winner"), "{}", run.stdout);
@@ -373,4 +388,37 @@ fn the_committed_python_basics_recordings_raced_ask_the_whole_grid_and_decide_no
         raced.stdout
     );
     assert_eq!(full.status, raced.status);
+}
+
+#[test]
+fn max_cases_stops_the_race_before_a_question_that_would_pass_it() {
+    let server = StubServer::start(model(CLEAR, 7, Duration::ZERO));
+    let s = scratch(
+        CLEAR,
+        40,
+        "[history]\nenabled = false\n[race]\nenabled = true\nmax_cases = 30\n",
+    );
+    let run = s.prompts(&[], &[("OLLAMA_HOST", server.url().as_str())]);
+    let race = race_of(&s.summary()).clone();
+    // 4 live prompts a question: 7 questions are 28 cases, an 8th would be 32.
+    assert_eq!(race["ended"], "max_cases", "{}\n{race:#}", run.both());
+    assert_eq!(race["calls"], 28);
+    assert_eq!(race["questions"], 7);
+    assert_eq!(server.requests_to("/api/chat").len(), 28);
+    assert_eq!(race["not_run"].as_array().unwrap().len(), 160 - 28);
+    for p in ["best", "mid", "weak", "weaker"] {
+        assert_eq!(race["prompts"][p]["status"], "tied", "{race:#}");
+    }
+    assert!(
+        ignored(&run)
+            .iter()
+            .all(|l| l.contains("not run: the race stopped at max_cases = 30")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("stopped at max_cases = 30 after 7 question(s), not decided")
+    );
+    assert_eq!(s.summary()["complete"], true);
 }

@@ -75,10 +75,14 @@ impl RaceGate {
     /// The races of `scheduled` (the cases this run will ask, in plan
     /// order) at level `alpha`, with the outcomes of the cases that ended
     /// before (`earlier`: case and whether its reply passed, `None` when it
-    /// was not judged). Returns the gate and its first step.
+    /// was not judged). `order` is the suite's prompts: each race numbers
+    /// its prompts in that order whatever was asked first, so a race
+    /// rebuilt from the journal names the same prompt where two beat a
+    /// third equally. Returns the gate and its first step.
     pub fn new(
         scheduled: &[CaseId],
         earlier: &[(CaseId, Option<bool>)],
+        order: &[String],
         alpha: f64,
         max_cases: Option<usize>,
     ) -> (RaceGate, Step) {
@@ -103,6 +107,8 @@ impl RaceGate {
             }
             questions.sort_unstable();
             questions.dedup();
+            // Suite order; a prompt the suite does not name goes last.
+            prompts.sort_by_key(|p| order.iter().position(|o| o == p).unwrap_or(usize::MAX));
             let mut earlier_at = vec![Vec::new(); questions.len()];
             for (c, judged) in earlier.iter().filter(|(c, _)| mine(&c)) {
                 let p = prompts.iter().position(|p| *p == *c.prompt).unwrap();
@@ -402,6 +408,17 @@ mod tests {
         out
     }
 
+    /// The prompts of `cases` in first-seen order (the suite's, here).
+    fn order(cases: &[CaseId]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in cases {
+            if !out.iter().any(|p| *p == *c.prompt) {
+                out.push(c.prompt.to_string());
+            }
+        }
+        out
+    }
+
     /// good passes everything, bad nothing, odd passes odd questions.
     fn passes(case: &CaseId) -> bool {
         match &*case.prompt {
@@ -434,7 +451,7 @@ mod tests {
     #[test]
     fn a_losing_prompt_is_asked_nothing_after_its_elimination() {
         let cases = grid(&["good", "odd", "bad"], 40, 1);
-        let (mut gate, first) = RaceGate::new(&cases, &[], 0.05, None);
+        let (mut gate, first) = RaceGate::new(&cases, &[], &order(&cases), 0.05, None);
         // Only question 1 is open.
         assert_eq!(first.release.len(), 3);
         assert!(first.release.iter().all(|&i| cases[i].question == 1));
@@ -473,7 +490,7 @@ mod tests {
     #[test]
     fn the_race_ends_when_one_prompt_is_left_and_says_who() {
         let cases = grid(&["good", "bad"], 30, 2);
-        let (mut gate, first) = RaceGate::new(&cases, &[], 0.05, None);
+        let (mut gate, first) = RaceGate::new(&cases, &[], &order(&cases), 0.05, None);
         let (ended, skipped) = drive(&mut gate, first, &cases);
         // Two rounds repeating one outcome are one question's evidence:
         // 2 / 0.05 = 40 needs 8 questions won ((2^9 - 1)/9 = 56.8).
@@ -486,7 +503,7 @@ mod tests {
     #[test]
     fn max_cases_stops_the_race_before_a_question_that_would_pass_it() {
         let cases = grid(&["odd", "odd2"], 20, 1);
-        let (mut gate, first) = RaceGate::new(&cases, &[], 0.05, Some(7));
+        let (mut gate, first) = RaceGate::new(&cases, &[], &order(&cases), 0.05, Some(7));
         let (ended, skipped) = drive(&mut gate, first, &cases);
         assert_eq!(ended.len(), 6, "three whole questions");
         assert!(
@@ -499,14 +516,14 @@ mod tests {
     #[test]
     fn a_resumed_race_reaches_the_same_decisions_as_an_uninterrupted_one() {
         let cases = grid(&["good", "odd", "bad"], 40, 1);
-        let (mut whole, first) = RaceGate::new(&cases, &[], 0.05, None);
+        let (mut whole, first) = RaceGate::new(&cases, &[], &order(&cases), 0.05, None);
         let (_, skipped_whole) = drive(&mut whole, first, &cases);
         // Interrupted after 6 questions: those are the earlier outcomes.
         let (done, rest): (Vec<CaseId>, Vec<CaseId>) =
             cases.iter().cloned().partition(|c| c.question <= 6);
         let earlier: Vec<(CaseId, Option<bool>)> =
             done.iter().map(|c| (c.clone(), Some(passes(c)))).collect();
-        let (mut resumed, first) = RaceGate::new(&rest, &earlier, 0.05, None);
+        let (mut resumed, first) = RaceGate::new(&rest, &earlier, &order(&cases), 0.05, None);
         assert!(first.release.iter().all(|&i| rest[i].question == 7));
         let (_, skipped) = drive(&mut resumed, first, &rest);
         let names = |cs: &[CaseId], s: &[(usize, String)]| {
@@ -523,7 +540,7 @@ mod tests {
     #[test]
     fn unjudged_cases_pair_with_nothing() {
         let cases = grid(&["good", "bad"], 40, 1);
-        let (mut gate, first) = RaceGate::new(&cases, &[], 0.05, None);
+        let (mut gate, first) = RaceGate::new(&cases, &[], &order(&cases), 0.05, None);
         let mut open = first.release;
         let mut asked = 0;
         while let Some(i) = open.pop() {
@@ -566,7 +583,7 @@ mod tests {
             let racer = Arc::new(Racer {
                 asked: Mutex::new(Vec::new()),
             });
-            let gate = RaceGate::new(&cases, &[], 0.05, None);
+            let gate = RaceGate::new(&cases, &[], &order(&cases), 0.05, None);
             let s = Scheduler::start_lanes(
                 racer.clone(),
                 cases.clone(),

@@ -50,7 +50,7 @@ pub fn rebuild(
         .map(|(c, v)| (c.clone(), crate::session::pipeline::judged(*v)))
         .chain(unevaluated.iter().map(|c| (c.clone(), None)))
         .collect();
-    let (gate, step) = RaceGate::new(&open, &earlier, settings.alpha, settings.max_cases);
+    let (gate, step) = RaceGate::new(&open, &earlier, prompts, settings.alpha, settings.max_cases);
     let still: HashSet<&CaseId> = step.release.iter().map(|&i| &open[i]).collect();
     let not_run: HashMap<CaseId, String> = step
         .skip

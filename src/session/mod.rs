@@ -122,7 +122,14 @@ impl Session {
         let cache = source::open_cache(&config);
         let opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
         let unevaluated: Vec<CaseId> = opened.unmatched.iter().map(|(c, _)| c.clone()).collect();
-        let race = racing::gate(&config, resume.as_ref(), &opened.runnable, &unevaluated)?;
+        let prompt_names: Vec<String> = suite.prompts.iter().map(|p| p.name.clone()).collect();
+        let race = racing::gate(
+            &config,
+            resume.as_ref(),
+            &opened.runnable,
+            &unevaluated,
+            &prompt_names,
+        )?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();

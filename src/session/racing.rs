@@ -35,12 +35,14 @@ pub fn verdicts(
 /// The gate of a race over `runnable` (the cases this session asks, in
 /// the scheduler's order), fed first with the outcomes of the cases a
 /// resumed run finished and with the cases that cannot be evaluated (they
-/// pair with nothing, but count against `max_cases` as in the report).
+/// pair with nothing, but count against `max_cases` as in the report);
+/// `prompts` in suite order.
 pub fn gate(
     config: &Config,
     resume: Option<&Resume>,
     runnable: &[CaseId],
     unevaluated: &[CaseId],
+    prompts: &[String],
 ) -> Result<Option<(RaceGate, Step)>, SetupError> {
     if !config.race.enabled {
         return Ok(None);
@@ -60,6 +62,7 @@ pub fn gate(
     Ok(Some(RaceGate::new(
         runnable,
         &earlier,
+        prompts,
         config.race.alpha,
         config.race.max_cases,
     )))

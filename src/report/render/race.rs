@@ -57,6 +57,7 @@ fn lines(race: &RaceResult) -> String {
                 e_text(p.e_value.unwrap_or_default()),
                 e_text(race.bound)
             ),
+            "winner" => "winner".to_string(),
             status => match p.e_value {
                 Some(e) => format!(
                     "{status} (largest E against it {} < {})",
