@@ -107,12 +107,22 @@ def suite_subset(questions, drop_block, folder):
     return path
 
 
-def config(folder, suite, model, port, timeout):
+# The system prompt the committed recordings were asked with (the
+# repository's harness.toml), so that "replies as recorded" compares like
+# with like.
+RECORDED_SYSTEM_PROMPT = (
+    "Reply with exactly one complete, runnable Python 3 program in a single python code "
+    "block and nothing else; print only the requested result."
+)
+
+
+def config(folder, suite, model, port, timeout, concurrency):
     path = folder / "harness.toml"
     path.write_text(
         f"""suite = "{suite}"
 model = "{ALIASES[model]}"
 backend = "openai"
+concurrency = {concurrency}
 result_dir = "{folder / 'result'}"
 snapshot_dir = "{folder / 'snapshots'}"
 cache = false
@@ -120,6 +130,7 @@ cache = false
 base_url = "http://127.0.0.1:{port}/v1"
 [llm]
 timeout_secs = {timeout}
+system_prompt = "{RECORDED_SYSTEM_PROMPT}"
 """
     )
     return path
@@ -142,7 +153,8 @@ def chat_text(port, case):
 
 
 def least_processed(port, cases):
-    """Tokens a cache of unlimited size would still process, in asking order."""
+    """Tokens a cache of unlimited size would still process, in asking order,
+    over the cases whose tokens the server reported (as `processed` is)."""
     seen, least = [], 0
     for case in sorted(cases, key=lambda c: c["finished_at"]):
         tokens = post(port, "/tokenize", {"content": chat_text(port, case)})["tokens"]
@@ -154,8 +166,11 @@ def least_processed(port, cases):
                     break
                 n += 1
             shared = max(shared, n)
-        # A fully cached prompt still evaluates its last token.
-        least += max(len(tokens) - shared, 1)
+        # A fully cached prompt still evaluates its last token. A case the
+        # server never answered (a timeout) reports no tokens, so it adds
+        # nothing here either, but its prompt still sat in a slot.
+        if case.get("tokens"):
+            least += max(len(tokens) - shared, 1)
         seen.append(tokens)
     return least
 
@@ -179,7 +194,9 @@ def recorded_replies(model):
 
 def measure(args, binary, slots, cache_ram, folder):
     suite = suite_subset(args.questions, args.drop_block, folder)
-    cfg = config(folder, suite, args.model, args.port, args.timeout_secs)
+    # As many requests in flight as the server has slots, unless told.
+    concurrency = args.concurrency or slots
+    cfg = config(folder, suite, args.model, args.port, args.timeout_secs, concurrency)
     with Server(args.model, args.port, slots, cache_ram, args.threads, folder / "server.log") as server:
         env = dict(os.environ, PROMPTEVAL_CONFIG=str(cfg), INSTA_UPDATE="always")
         for name in ("NEXTEST", "NEXTEST_RUN_ID", "PROMPTEVAL_REPLAY"):
@@ -194,7 +211,8 @@ def measure(args, binary, slots, cache_ram, folder):
     reported = [c["tokens"].get("prompt_cached") for c in cases if c.get("tokens")]
     reused = sum(r for r in reported if r is not None)
     return {
-        "slots": slots, "cache_ram": cache_ram, "cases": len(cases), "sent": sent,
+        "slots": slots, "concurrency": concurrency, "cache_ram": cache_ram,
+        "cases": len(cases), "sent": sent,
         "processed": sent - reused, "reused": reused,
         "unreported": sum(1 for r in reported if r is None),
         "least": least, "wall": wall,
@@ -215,6 +233,8 @@ def main():
     p.add_argument("--port", type=int, default=8090)
     p.add_argument("--timeout-secs", type=int, default=30, help="the spec's 30 s by default")
     p.add_argument("--keep", help="keep the run folders here")
+    p.add_argument("--concurrency", type=int, default=0,
+                   help="requests in flight (default: the server's slots)")
     args = p.parse_args()
 
     binary = prompts_binary()
@@ -222,7 +242,7 @@ def main():
     rows = []
     for slots in map(int, args.slots.split(",")):
         for cache_ram in map(int, args.cache_ram.split(",")):
-            folder = base / f"np{slots}-cram{cache_ram}"
+            folder = base / f"np{slots}-c{args.concurrency or slots}-cram{cache_ram}"
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             print(f"measuring: {slots} slot(s), --cache-ram {cache_ram} ...", flush=True)
@@ -231,9 +251,9 @@ def main():
     recorded = recorded_replies(args.model)
     print(f"\npython-basics, {args.questions or 'all'} questions, drop_block {args.drop_block}, "
           f"{ALIASES[args.model]}, {args.threads} threads, timeout {args.timeout_secs} s\n")
-    print("| slots | --cache-ram | cases | sent | processed | reused | least | processed/least "
+    print("| slots | in flight | --cache-ram | cases | sent | processed | reused | least | processed/least "
           "| processed/sent | wall | timeouts | replies as recorded |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         # Only where the recording asked the very prompt this run asked.
         pairs = [(recorded.get(name.replace("::", "__")), r["prompts"][name], reply)
@@ -242,7 +262,7 @@ def main():
         same = sum(1 for rec, reply in pairs if reply is not None and rec[1] == reply.rstrip("\n"))
         compared = len(pairs)
         note = f" ({r['unreported']} unreported)" if r["unreported"] else ""
-        print(f"| {r['slots']} | {r['cache_ram']} | {r['cases']} | {r['sent']:,} | {r['processed']:,}{note} "
+        print(f"| {r['slots']} | {r['concurrency']} | {r['cache_ram']} | {r['cases']} | {r['sent']:,} | {r['processed']:,}{note} "
               f"| {r['reused']:,} | {r['least']:,} | {r['processed'] / max(r['least'], 1):.2f}x "
               f"| {100 * r['processed'] / max(r['sent'], 1):.0f} % | {r['wall']:.0f} s | {r['timeouts']} "
               f"| {same} of {compared} |")
