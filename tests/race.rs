@@ -422,3 +422,31 @@ fn max_cases_stops_the_race_before_a_question_that_would_pass_it() {
     );
     assert_eq!(s.summary()["complete"], true);
 }
+
+#[test]
+fn each_model_races_separately() {
+    let s = Scratch::recorded("benches-data/python-basics.json", "backend = \"replay\"");
+    let run = s.prompts(
+        &[],
+        &[
+            ("PROMPTEVAL_RACE", "on"),
+            ("PROMPTEVAL_MODELS", "qwen2.5-coder:1.5b,qwen2.5-coder:0.5b"),
+        ],
+    );
+    let summary = s.summary();
+    assert!(
+        summary.get("race").is_none(),
+        "a race over models would mix them"
+    );
+    for model in ["qwen2.5-coder:1.5b", "qwen2.5-coder:0.5b"] {
+        let race = &summary["models"][model]["race"];
+        assert_eq!(race["grid_calls"], 108, "{model}: {}", run.both());
+        assert_eq!(race["prompts"].as_object().unwrap().len(), 4, "{model}");
+    }
+    assert_eq!(
+        run.stdout.matches("race (alpha 0.05").count(),
+        2,
+        "{}",
+        run.stdout
+    );
+}

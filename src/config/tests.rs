@@ -386,3 +386,38 @@ fn gate_keys_are_located_in_dotted_and_per_model_tables() {
         "{e}"
     );
 }
+
+#[test]
+fn a_race_is_switched_on_by_file_or_environment_and_its_level_checked() {
+    let c = load(&[("X", "")], None).unwrap();
+    assert!(!c.race.enabled);
+    assert_eq!((c.race.alpha, c.race.max_cases), (0.05, None));
+    let c = load(
+        &[("PROMPTEVAL_RACE", "on")],
+        Some("[race]\nalpha = 0.01\nmax_cases = 90\n"),
+    )
+    .unwrap();
+    assert!(c.race.enabled);
+    assert_eq!((c.race.alpha, c.race.max_cases), (0.01, Some(90)));
+    let c = load(
+        &[("PROMPTEVAL_RACE", "off")],
+        Some("[race]\nenabled = true\n"),
+    )
+    .unwrap();
+    assert!(!c.race.enabled, "the environment wins");
+    let msg = refused(&[("X", "")], Some("[race]\nenabled = true\nalpha = 0\n"));
+    assert!(
+        msg.contains("harness.toml:3:") && msg.contains("[race] alpha = 0"),
+        "{msg}"
+    );
+    let msg = refused(&[("X", "")], Some("[race]\nmax_cases = 0\n"));
+    assert!(
+        msg.contains("harness.toml:2:") && msg.contains("max_cases = 0"),
+        "{msg}"
+    );
+    let msg = refused(&[("PROMPTEVAL_RACE", "maybe")], None);
+    assert!(
+        msg.contains("PROMPTEVAL_RACE") && msg.contains("on or off"),
+        "{msg}"
+    );
+}
