@@ -434,56 +434,35 @@ mod tests {
         assert_eq!(three.wins(0, 1), 27);
     }
 
+    /// Outcomes from (prompt, round, passed).
+    fn units(rows: &[(usize, u32, bool)]) -> Vec<Outcome> {
+        rows.iter()
+            .map(|&(prompt, round, passed)| Outcome {
+                prompt,
+                unit: (round, 0),
+                passed,
+            })
+            .collect()
+    }
+
     #[test]
     fn rounds_that_disagree_weigh_a_question_by_its_mean() {
         let mut race = Race::with_units(2, 0.05, 2);
         // Prompt 0 wins round 1, loses round 2: no evidence either way.
-        race.observe(&[
-            Outcome {
-                prompt: 0,
-                unit: (1, 0),
-                passed: true,
-            },
-            Outcome {
-                prompt: 1,
-                unit: (1, 0),
-                passed: false,
-            },
-            Outcome {
-                prompt: 0,
-                unit: (2, 0),
-                passed: false,
-            },
-            Outcome {
-                prompt: 1,
-                unit: (2, 0),
-                passed: true,
-            },
-        ]);
+        race.observe(&units(&[
+            (0, 1, true),
+            (1, 1, false),
+            (0, 2, false),
+            (1, 2, true),
+        ]));
         assert_eq!((race.e(0, 1), race.e(1, 0)), (1.0, 1.0));
         // Half the rounds won, the rest tied: half a question's evidence.
-        race.observe(&[
-            Outcome {
-                prompt: 0,
-                unit: (1, 0),
-                passed: true,
-            },
-            Outcome {
-                prompt: 1,
-                unit: (1, 0),
-                passed: false,
-            },
-            Outcome {
-                prompt: 0,
-                unit: (2, 0),
-                passed: true,
-            },
-            Outcome {
-                prompt: 1,
-                unit: (2, 0),
-                passed: true,
-            },
-        ]);
+        race.observe(&units(&[
+            (0, 1, true),
+            (1, 1, false),
+            (0, 2, true),
+            (1, 2, true),
+        ]));
         // The mean of 1 + λ/2 over λ in [0, 1] is 1.25.
         assert!((race.e(0, 1) - 1.25).abs() < 1e-9, "{}", race.e(0, 1));
     }
