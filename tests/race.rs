@@ -450,3 +450,34 @@ fn each_model_races_separately() {
         run.stdout
     );
 }
+
+#[test]
+fn a_prompt_whose_calls_fail_is_never_judged_by_the_race() {
+    // Every call of prompt "down" fails (the server's error, not the
+    // model's program): its cases pair with nothing, so the race neither
+    // eliminates it nor lets it eliminate, and says it judged none.
+    const FIELD: Field = &[("best", 0.9), ("down", 0.9), ("weak", 0.2)];
+    let inner = model(FIELD, 7, Duration::ZERO);
+    let server = StubServer::start(move |req: &Request| {
+        if req.path == "/api/chat" && req.last_user_message().unwrap_or("").contains("P[down]") {
+            return Behaviour::Status(500, r#"{"error":"out of memory"}"#.into());
+        }
+        inner(req)
+    });
+    let s = scratch(
+        FIELD,
+        40,
+        "[history]\nenabled = false\n[llm]\nretries = 0\n",
+    );
+    let run = run_race(&s, &server, &[]);
+    let race = race_of(&s.summary()).clone();
+    let down = &race["prompts"]["down"];
+    assert_eq!(down["judged"], 0, "{}\n{race:#}", run.both());
+    assert_ne!(down["status"], "eliminated", "{race:#}");
+    assert_eq!(down["e_value"], Value::Null, "{race:#}");
+    assert_eq!(race["prompts"]["weak"]["eliminated_by"], "best", "{race:#}");
+    assert_ne!(
+        race["ended"], "decided",
+        "down is never separated: {race:#}"
+    );
+}
