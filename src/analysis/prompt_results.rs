@@ -202,7 +202,7 @@ pub(crate) fn percent(correct: usize, total: usize) -> Option<f64> {
 /// Whether the race (if the run was one) eliminated `prompt`.
 pub fn eliminated_by_race(race: Option<&crate::results::race::RaceResult>, prompt: &str) -> bool {
     race.and_then(|r| r.prompts.get(prompt))
-        .is_some_and(|p| p.status == "eliminated")
+        .is_some_and(|p| p.status == crate::results::race::RaceStatus::Eliminated)
 }
 
 fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {

@@ -12,7 +12,7 @@
 //! resumed run) are fed to the rule first, question by question, so a
 //! resumed race reaches the decisions an uninterrupted one reached.
 
-use super::rule::{Outcome, Race, Standing};
+use super::rule::{Outcome, Race, Standing, e_text};
 use crate::case::CaseId;
 
 /// What ending a case changed.
@@ -45,8 +45,8 @@ struct ModelRace {
     /// Cases asked (or answered before) so far, against `max_cases`.
     asked: usize,
     max_cases: Option<usize>,
-    /// Why the race stopped before its questions ran out.
-    stopped: Option<String>,
+    /// The race stopped at `max_cases`, undecided.
+    capped: bool,
     /// False with fewer than two prompts (a filter kept one): there is
     /// nothing to compare, so its cases are asked as without a race.
     racing: bool,
@@ -131,7 +131,7 @@ impl RaceGate {
                 outcomes: Vec::new(),
                 asked: 0,
                 max_cases,
-                stopped: None,
+                capped: false,
                 racing: true,
             });
         }
@@ -270,6 +270,7 @@ impl RaceGate {
                     race.asked,
                     cases.len() + answered
                 );
+                race.capped = true;
                 self.stop(r, q, reason, step);
                 return;
             }
@@ -294,7 +295,6 @@ impl RaceGate {
     fn stop(&mut self, r: usize, q: usize, reason: String, step: &mut Step) {
         let race = &mut self.races[r];
         race.open = race.scheduled.len();
-        race.stopped = Some(reason.clone());
         let rest: Vec<usize> = race.scheduled[q..]
             .iter()
             .flat_map(|qs| qs.iter().flatten().copied())
@@ -322,8 +322,8 @@ impl RaceGate {
                 race.label(),
                 race.prompts[p],
                 race.prompts[*by],
-                shown(*e_value),
-                shown(race.race.bound())
+                e_text(*e_value),
+                e_text(race.race.bound())
             ),
             Standing::Live => format!("not run: the race{} had decided", race.label()),
         }
@@ -345,16 +345,11 @@ impl RaceGate {
     }
 
     /// Each model's race, for the report: (model, prompts, the rule's
-    /// state, why it stopped early).
-    pub fn races(&self) -> impl Iterator<Item = (Option<&str>, &[String], &Race, Option<&str>)> {
-        self.races.iter().map(|r| {
-            (
-                r.model.as_deref(),
-                r.prompts.as_slice(),
-                &r.race,
-                r.stopped.as_deref(),
-            )
-        })
+    /// state, whether it stopped at `max_cases`).
+    pub fn races(&self) -> impl Iterator<Item = (Option<&str>, &[String], &Race, bool)> {
+        self.races
+            .iter()
+            .map(|r| (r.model.as_deref(), r.prompts.as_slice(), &r.race, r.capped))
     }
 }
 
@@ -365,15 +360,6 @@ impl ModelRace {
             .as_deref()
             .map(|m| format!(" of {m}"))
             .unwrap_or_default()
-    }
-}
-
-/// An E for a line: a whole number when large.
-fn shown(e: f64) -> String {
-    if e >= 100.0 {
-        format!("{e:.0}")
-    } else {
-        format!("{e:.1}")
     }
 }
 

@@ -79,6 +79,16 @@ fn ln_mean_exp(ln_products: &[f64]) -> f64 {
     top + (sum / ln_products.len() as f64).ln()
 }
 
+/// An e-value for a line a person reads (a skip reason, the table): a
+/// whole number when large.
+pub fn e_text(e: f64) -> String {
+    if e >= 100.0 {
+        format!("{e:.0}")
+    } else {
+        format!("{e:.1}")
+    }
+}
+
 /// Where a prompt stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Standing {

@@ -15,7 +15,8 @@ use super::gate::RaceGate;
 use super::rule::{Race, Standing};
 use crate::case::{CaseId, Verdict};
 use crate::config::RaceConfig;
-use crate::results::race::{RacePrompt, RaceResult};
+use crate::results::race::{RaceEnd, RacePrompt, RaceResult, RaceStatus};
+use crate::results::round_to;
 
 /// The races of a run as its journal leaves them.
 pub struct Rebuilt {
@@ -24,9 +25,6 @@ pub struct Rebuilt {
     pub races: Vec<(Option<String>, RaceResult)>,
     /// Planned cases the race decided not to ask, with the reason.
     pub not_run: HashMap<CaseId, String>,
-    /// Planned cases neither finished nor ruled out: the run stopped
-    /// before the race was over.
-    pub unfinished: usize,
 }
 
 /// The races of `planned` (the run's cases, in plan order) given the
@@ -58,20 +56,20 @@ pub fn rebuild(
         .map(|(i, why)| (open[i].clone(), why))
         .collect();
     let mut races = Vec::new();
-    for (model, names, race, stopped) in gate.races() {
+    for (model, names, race, capped) in gate.races() {
         if names.len() < 2 {
             continue;
         }
         let mine = |c: &CaseId| c.model.as_deref() == model;
         let unfinished = still.iter().any(|c| mine(c));
         let ended = if race.decided() {
-            "decided"
+            RaceEnd::Decided
         } else if unfinished {
-            "unfinished"
-        } else if stopped.is_some() {
-            "max_cases"
+            RaceEnd::Unfinished
+        } else if capped {
+            RaceEnd::MaxCases
         } else {
-            "questions_ran_out"
+            RaceEnd::QuestionsRanOut
         };
         let mut order: Vec<usize> = (0..names.len()).collect();
         order.sort_by_key(|&p| prompts.iter().position(|n| *n == names[p]));
@@ -97,7 +95,7 @@ pub fn rebuild(
                 alpha: settings.alpha,
                 bound: race.bound(),
                 max_cases: settings.max_cases,
-                ended: ended.into(),
+                ended,
                 questions: race.questions(),
                 calls: tally.calls,
                 grid_calls: planned.iter().filter(|c| mine(c)).count(),
@@ -106,11 +104,7 @@ pub fn rebuild(
             },
         ));
     }
-    Rebuilt {
-        races,
-        unfinished: still.len(),
-        not_run,
-    }
+    Rebuilt { races, not_run }
 }
 
 /// One prompt's cases.
@@ -161,7 +155,7 @@ fn prompt_standing(
     race: &Race,
     names: &[String],
     p: usize,
-    ended: &str,
+    ended: RaceEnd,
     counts: Counts,
 ) -> RacePrompt {
     let Counts {
@@ -176,16 +170,16 @@ fn prompt_standing(
             by,
             e_value,
         } => (
-            "eliminated",
+            RaceStatus::Eliminated,
             Some(*after_questions),
             Some(names[*by].clone()),
             Some(*e_value),
         ),
         Standing::Live => {
             let status = match ended {
-                "decided" => "winner",
-                "unfinished" => "running",
-                _ => "tied",
+                RaceEnd::Decided => RaceStatus::Winner,
+                RaceEnd::Unfinished => RaceStatus::Running,
+                RaceEnd::QuestionsRanOut | RaceEnd::MaxCases => RaceStatus::Tied,
             };
             // The strongest evidence against it so far, beside the bound.
             let against = race
@@ -199,24 +193,18 @@ fn prompt_standing(
             (status, None, None, against)
         }
     };
-    let accuracy = match judged {
-        0 => 0.0,
-        n => round1(100.0 * passed as f64 / n as f64),
-    };
+    // Percent with one decimal, as summary.json's accuracies.
+    let accuracy = crate::analysis::prompt_results::percent(passed, judged).unwrap_or(0.0);
     RacePrompt {
-        status: status.into(),
+        status,
         eliminated_after: after,
         eliminated_by: by,
-        e_value: e.map(round1),
+        e_value: e.map(|e| round_to(e, 1)),
         judged,
         passed,
         accuracy,
         interval: crate::analysis::stats::wilson(passed, judged)
-            .map(|(lo, hi)| (round1(100.0 * lo), round1(100.0 * hi))),
+            .map(|(lo, hi)| (round_to(100.0 * lo, 1), round_to(100.0 * hi, 1))),
         partial: asked < planned,
     }
-}
-
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
 }

@@ -12,9 +12,8 @@ pub struct RaceResult {
     pub bound: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cases: Option<usize>,
-    /// How the race ended: `decided` (one prompt left), `questions_ran_out`,
-    /// `max_cases`, or `unfinished` (the run was interrupted in it).
-    pub ended: String,
+    /// How the race ended.
+    pub ended: RaceEnd,
     /// Questions the rule looked at.
     pub questions: usize,
     /// Cases asked (the model calls, each sample one), against the grid's.
@@ -29,10 +28,7 @@ pub struct RaceResult {
 /// One prompt's standing in its race.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RacePrompt {
-    /// `winner` (the one prompt left), `eliminated`, `tied` (not separated
-    /// from another live prompt when the race ended) or `running` (an
-    /// unfinished race).
-    pub status: String,
+    pub status: RaceStatus,
     /// For `eliminated`: after how many questions, by which prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eliminated_after: Option<usize>,
@@ -53,12 +49,27 @@ pub struct RacePrompt {
     pub partial: bool,
 }
 
-impl RaceResult {
-    /// The share of the grid's calls the race made, in percent.
-    pub fn calls_percent(&self) -> f64 {
-        if self.grid_calls == 0 {
-            return 0.0;
-        }
-        100.0 * self.calls as f64 / self.grid_calls as f64
-    }
+/// How a race ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaceEnd {
+    /// One prompt left.
+    Decided,
+    QuestionsRanOut,
+    MaxCases,
+    /// The run stopped inside the race.
+    Unfinished,
+}
+
+/// Where a prompt stands when its race ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaceStatus {
+    /// The one prompt left.
+    Winner,
+    Eliminated,
+    /// Not separated from another live prompt when the race ended.
+    Tied,
+    /// Live in an unfinished race.
+    Running,
 }

@@ -121,15 +121,7 @@ impl Session {
             .unwrap_or_default();
         let cache = source::open_cache(&config);
         let opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
-        let unevaluated: Vec<CaseId> = opened.unmatched.iter().map(|(c, _)| c.clone()).collect();
-        let prompt_names: Vec<String> = suite.prompts.iter().map(|p| p.name.clone()).collect();
-        let race = racing::gate(
-            &config,
-            resume.as_ref(),
-            &opened.runnable,
-            &unevaluated,
-            &prompt_names,
-        )?;
+        let race = racing::gate(&config, resume.as_ref(), &opened, &suite)?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
@@ -224,7 +216,12 @@ impl Session {
             message: format!("cannot read the journal: {e}"),
         })?;
         let located = &index.entries;
-        let race = self.race_standing()?;
+        let race = racing::standing(
+            &self.config,
+            &self.run_dir,
+            &self.manifest,
+            &self.pipeline.suite,
+        )?;
         let not_run = |c: &CaseId| race.as_ref().is_some_and(|r| r.not_run.contains_key(c));
         // A case the race decided not to ask is not missing.
         let complete = {
@@ -284,30 +281,6 @@ impl Session {
             None if self.interrupted() => ExitCode::from(130),
             None => libtest,
         })
-    }
-
-    /// The race's standing from the journal, when the run is a race.
-    fn race_standing(&self) -> Result<Option<crate::race::standing::Rebuilt>, SetupError> {
-        let unevaluated: Vec<CaseId> = self
-            .manifest
-            .not_evaluated
-            .iter()
-            .map(|u| u.case.clone())
-            .collect();
-        let prompts: Vec<String> = self
-            .pipeline
-            .suite
-            .prompts
-            .iter()
-            .map(|p| p.name.clone())
-            .collect();
-        racing::standing(
-            &self.config,
-            &self.run_dir,
-            &self.manifest.cases,
-            &unevaluated,
-            &prompts,
-        )
     }
 
     /// The report's inputs that no case record holds.

@@ -6,12 +6,15 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::SetupError;
+use super::folder::RunManifest;
+use super::model_sources::Opened;
 use super::run_plan::Resume;
 use crate::case::{CaseId, Verdict};
 use crate::config::Config;
 use crate::race::gate::{RaceGate, Step};
 use crate::race::standing::{self, Rebuilt};
 use crate::record::journal;
+use crate::suite::Suite;
 
 /// The latest verdict of each case the journal of `dir` holds, of the
 /// cases `keep` accepts.
@@ -32,21 +35,25 @@ pub fn verdicts(
     Ok(out)
 }
 
-/// The gate of a race over `runnable` (the cases this session asks, in
-/// the scheduler's order), fed first with the outcomes of the cases a
+/// The suite's prompt names, in its order: every gate numbers prompts so.
+fn prompt_names(suite: &Suite) -> Vec<String> {
+    suite.prompts.iter().map(|p| p.name.clone()).collect()
+}
+
+/// The gate of a race over the cases this session asks (`opened.runnable`,
+/// in the scheduler's order), fed first with the outcomes of the cases a
 /// resumed run finished and with the cases that cannot be evaluated (they
-/// pair with nothing, but count against `max_cases` as in the report);
-/// `prompts` in suite order.
+/// pair with nothing, but count against `max_cases` as in the report).
 pub fn gate(
     config: &Config,
     resume: Option<&Resume>,
-    runnable: &[CaseId],
-    unevaluated: &[CaseId],
-    prompts: &[String],
+    opened: &Opened,
+    suite: &Suite,
 ) -> Result<Option<(RaceGate, Step)>, SetupError> {
     if !config.race.enabled {
         return Ok(None);
     }
+    let runnable = &opened.runnable;
     // The journal's cases, less those this session asks (again, with
     // PROMPTEVAL_RETRY): the harness has taken `Resume::finished` by now.
     let asked_now: std::collections::HashSet<&CaseId> = runnable.iter().collect();
@@ -57,35 +64,39 @@ pub fn gate(
     let earlier: Vec<(CaseId, Option<bool>)> = finished
         .into_iter()
         .map(|(c, v)| (c, super::pipeline::judged(v)))
-        .chain(unevaluated.iter().map(|c| (c.clone(), None)))
+        .chain(opened.unmatched.iter().map(|(c, _)| (c.clone(), None)))
         .collect();
     Ok(Some(RaceGate::new(
         runnable,
         &earlier,
-        prompts,
+        &prompt_names(suite),
         config.race.alpha,
         config.race.max_cases,
     )))
 }
 
-/// The race as the journal of `dir` leaves it, over the run's `planned`
-/// cases; `prompts` in suite order.
+/// The race as the journal of `dir` leaves it, over the run's planned
+/// cases (the manifest's).
 pub fn standing(
     config: &Config,
     dir: &Path,
-    planned: &[CaseId],
-    unevaluated: &[CaseId],
-    prompts: &[String],
+    manifest: &RunManifest,
+    suite: &Suite,
 ) -> Result<Option<Rebuilt>, SetupError> {
     if !config.race.enabled {
         return Ok(None);
     }
     let finished = verdicts(dir, |_| true)?;
+    let unevaluated: Vec<CaseId> = manifest
+        .not_evaluated
+        .iter()
+        .map(|u| u.case.clone())
+        .collect();
     Ok(Some(standing::rebuild(
-        planned,
-        unevaluated,
+        &manifest.cases,
+        &unevaluated,
         &finished,
-        prompts,
+        &prompt_names(suite),
         &config.race,
     )))
 }

@@ -2,8 +2,9 @@
 //! the calls it took against the full grid's.
 
 use super::text::terminal_safe;
+use crate::race::rule::e_text;
 use crate::results::Summary;
-use crate::results::race::RaceResult;
+use crate::results::race::{RaceEnd, RaceResult, RaceStatus};
 
 /// The race of one model's summary, when the run was one.
 pub fn race_lines(summary: &Summary) -> String {
@@ -11,18 +12,18 @@ pub fn race_lines(summary: &Summary) -> String {
 }
 
 fn lines(race: &RaceResult) -> String {
-    let ended = match race.ended.as_str() {
-        "decided" => format!("decided after {} question(s)", race.questions),
-        "max_cases" => format!(
+    let ended = match race.ended {
+        RaceEnd::Decided => format!("decided after {} question(s)", race.questions),
+        RaceEnd::MaxCases => format!(
             "stopped at max_cases = {} after {} question(s), not decided",
             race.max_cases.unwrap_or_default(),
             race.questions
         ),
-        "unfinished" => format!(
+        RaceEnd::Unfinished => format!(
             "UNFINISHED after {} question(s): the run stopped inside the race",
             race.questions
         ),
-        _ => format!(
+        RaceEnd::QuestionsRanOut => format!(
             "the questions ran out after {} question(s), not decided",
             race.questions
         ),
@@ -34,7 +35,7 @@ fn lines(race: &RaceResult) -> String {
         e_text(race.bound),
         race.calls,
         race.grid_calls,
-        race.calls_percent(),
+        100.0 * race.calls as f64 / race.grid_calls.max(1) as f64,
         race.not_run.len()
     );
     let width = race
@@ -49,22 +50,26 @@ fn lines(race: &RaceResult) -> String {
             None => "no judged case".into(),
         };
         let partial = if p.partial { ", partial" } else { "" };
-        let standing = match p.status.as_str() {
-            "eliminated" => format!(
+        let standing = match p.status {
+            RaceStatus::Eliminated => format!(
                 "eliminated after {} question(s) by {} (E = {} ≥ {})",
                 p.eliminated_after.unwrap_or_default(),
                 terminal_safe(p.eliminated_by.as_deref().unwrap_or("?")),
                 e_text(p.e_value.unwrap_or_default()),
                 e_text(race.bound)
             ),
-            "winner" => "winner".to_string(),
-            status => match p.e_value {
+            RaceStatus::Winner => "winner".to_string(),
+            RaceStatus::Tied | RaceStatus::Running => match p.e_value {
                 Some(e) => format!(
-                    "{status} (largest E against it {} < {})",
+                    "{} (largest E against it {} < {})",
+                    status_word(p.status),
                     e_text(e),
                     e_text(race.bound)
                 ),
-                None => format!("{status} (no question separated it from another)"),
+                None => format!(
+                    "{} (no question separated it from another)",
+                    status_word(p.status)
+                ),
             },
         };
         let name = terminal_safe(name);
@@ -78,11 +83,10 @@ fn lines(race: &RaceResult) -> String {
     out
 }
 
-/// An e-value for a line: whole numbers when large.
-fn e_text(e: f64) -> String {
-    if e >= 100.0 {
-        format!("{e:.0}")
-    } else {
-        format!("{e:.1}")
+/// A live prompt's status as summary.json spells it.
+fn status_word(status: RaceStatus) -> &'static str {
+    match status {
+        RaceStatus::Running => "running",
+        _ => "tied",
     }
 }
