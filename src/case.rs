@@ -222,15 +222,27 @@ pub struct ExecutionRecord {
     /// (sandbox/proof.rs). Absent for stdout questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<TestsRun>,
+    /// Not run: a byte-identical ParEval program was judged earlier in the
+    /// run, and this is that judgement (execute/cpp/judged.rs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reused: bool,
 }
 
-/// ParEval's runtime figures of a correct C++ case, measured after its
-/// verdict and never part of it: the mean seconds of 5 runs of `compute`
-/// (the reply's function) and of `best` (ParEval's sequential baseline) at
-/// the problem's size, at `threads`, on this machine.
+/// ParEval's runtime figures of a correct C++ case, from the runs that
+/// judged it (ParEval's harness validates and times in one process): the
+/// mean seconds of 5 runs of `compute` (the reply's function) and of
+/// `best` (ParEval's sequential baseline) at the problem's size, at
+/// `threads`, on this machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Speed {
     pub threads: u32,
+    /// ParEval's problem (`03_dense_la_axpy`): a variant's figures count
+    /// for the problem it was cut from (absent in journals written before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// ParEval's `problem_type` (`dense_la`): its reports average per type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_secs: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

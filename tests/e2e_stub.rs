@@ -624,8 +624,10 @@ fn a_fault_storm_is_classified_counted_and_never_stops_the_run() {
             _ => two_of_three(req),
         }
     });
+    // 3 s: the hanging and trickling calls never end, and the stub's other
+    // answers take milliseconds even on a loaded machine.
     let s = example_scratch(
-        "[llm]\ntimeout_secs = 1\nqueue_timeout_secs = 1\nretries = 1\nbackoff_ms = 10\n",
+        "[llm]\ntimeout_secs = 3\nqueue_timeout_secs = 3\nretries = 1\nbackoff_ms = 10\n",
     );
     let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
     assert_eq!(run.status, Some(101), "{}", run.both());

@@ -348,10 +348,37 @@ fn retry_without_resume_or_with_an_unknown_value_is_a_clear_error() {
     );
 }
 
-/// `kill -9` at random moments of a run, a torn last journal line (the
-/// record being written when the kill came), then resume, again and again:
-/// the end is what an uninterrupted run reports, every journal line is a
-/// whole record, and no finished case ran twice.
+/// When an attempt of [`kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted`]
+/// kills the run.
+#[derive(Debug, Clone, Copy)]
+enum KillAt {
+    /// This many milliseconds after the start: anywhere, on any machine.
+    Millis(u64),
+    /// Once the new run's journal holds this many lines: timed by the run's
+    /// own progress, so the journal has a line to tear however fast or
+    /// loaded the machine is.
+    JournalLines(usize),
+}
+
+/// The seed of the random kills: `PROMPTEVAL_TEST_SEED` when given (to
+/// replay a failure), else drawn; printed either way.
+fn test_seed() -> u64 {
+    let seed = match std::env::var("PROMPTEVAL_TEST_SEED") {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("PROMPTEVAL_TEST_SEED={v:?} is not a u64")),
+        Err(_) => fastrand::u64(..),
+    };
+    eprintln!("seed {seed} (replay it with PROMPTEVAL_TEST_SEED={seed})");
+    seed
+}
+
+/// `kill -9` at random moments of a run and at moments timed by its
+/// journal, a torn last journal line (the record being written when the
+/// kill came), then resume, again and again: the end is what an
+/// uninterrupted run reports, every journal line is a whole record, and no
+/// finished case ran twice.
 #[test]
 fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() {
     let server = StubServer::start(answer);
@@ -365,23 +392,41 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
     let started = Instant::now();
     let full = s.prompts(&[], &replay);
     assert_eq!(full.status, Some(0), "{}", full.both());
-    // Kill moments within the run as long as it takes on this machine now
-    // (a loaded machine starts slower): from 15 % to 90 % of it.
+    // Random kill moments within the run as long as it takes on this
+    // machine now (a loaded machine starts slower): from 15 % to 90 % of it.
     let took = started.elapsed().as_millis() as u64;
     let window = (took * 15 / 100).max(100)..(took * 90 / 100).max(200);
     let uninterrupted = s.run_dir();
     let baseline = comparable(&uninterrupted);
 
-    let seed = fastrand::u64(..);
+    let seed = test_seed();
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut tore = 0;
-    for attempt in 0..4 {
+    // Random moments, and moments after 1 and after 5 of the 9 cases, which
+    // leave a journal to tear on any machine.
+    let mut kills: Vec<KillAt> = (0..4)
+        .map(|_| KillAt::Millis(rng.u64(window.clone())))
+        .collect();
+    kills.extend([KillAt::JournalLines(1), KillAt::JournalLines(5)]);
+    let mut tore_by_progress = 0;
+    for (attempt, kill) in kills.into_iter().enumerate() {
         let before = s.run_dirs();
+        let lines_before = s.journal_lines();
         let mut child = s.spawn_prompts(&[], &replay);
-        std::thread::sleep(Duration::from_millis(rng.u64(window.clone())));
+        match kill {
+            KillAt::Millis(ms) => std::thread::sleep(Duration::from_millis(ms)),
+            KillAt::JournalLines(n) => assert!(
+                wait_until(120, || s.journal_lines() >= lines_before + n
+                    || child.try_wait().ok().flatten().is_some()),
+                "attempt {attempt}: the run wrote no {n} journal lines in 120 s"
+            ),
+        }
         let _ = child.kill();
         child.wait().unwrap();
         if s.run_dirs() == before {
+            assert!(
+                matches!(kill, KillAt::Millis(_)),
+                "attempt {attempt} ({kill:?}) left no run folder"
+            );
             continue; // killed before the run folder existed
         }
         let dir = s.run_dir();
@@ -393,9 +438,14 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
             .map_or(0, |i| i + 1);
         let torn = bytes.len() > start + 2;
         if torn {
-            tore += 1;
             bytes.truncate(rng.usize(start + 1..bytes.len() - 1));
             std::fs::write(&journal, &bytes).unwrap();
+        }
+        if let KillAt::JournalLines(_) = kill {
+            // The run may have ended before the kill on a fast machine: its
+            // journal has lines all the same.
+            assert!(torn, "attempt {attempt} ({kill:?}) left no line to tear");
+            tore_by_progress += 1;
         }
         let _ = std::fs::remove_file(dir.join("summary.json"));
         if !dir.join("run.json").exists() {
@@ -418,7 +468,10 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
             &[],
             &[replay[0], ("PROMPTEVAL_RESUME", dir.to_str().unwrap())],
         );
-        let context = format!("seed {seed}, attempt {attempt}: {}", resumed.both());
+        let context = format!(
+            "seed {seed} (PROMPTEVAL_TEST_SEED={seed}), attempt {attempt} ({kill:?}): {}",
+            resumed.both()
+        );
         assert_eq!(resumed.status, Some(0), "{context}");
         assert_eq!(
             resumed
@@ -442,7 +495,7 @@ fn kill_9_at_random_moments_with_a_torn_line_then_resume_equals_uninterrupted() 
         assert_eq!((cases, names.len()), (9, 9), "each case once: {context}");
         assert_eq!(comparable(&dir), baseline, "{context}");
     }
-    assert!(tore > 0, "no attempt left a journal to tear (seed {seed})");
+    assert_eq!(tore_by_progress, 2, "seed {seed}");
 }
 
 /// What must not differ between an interrupted-and-resumed run and an

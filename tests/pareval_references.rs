@@ -34,15 +34,9 @@ fn expected(id: &str) -> Verdict {
 #[test]
 fn the_references_pass_as_pareval_judges_them() {
     let sandbox = Sandbox::new(&SandboxConfig::default(), &RUNTIME).expect("sandbox");
-    // Verdicts only: timing 116 references would add minutes
-    // (tests/pareval_speed.rs checks the timing runs).
-    let cpp = Cpp::new(
-        CppConfig {
-            speed: false,
-            ..CppConfig::default()
-        },
-        None,
-    );
+    // ParEval's verdict: validate() and the timing loops at every thread
+    // count, under ParEval's run limit, as its harness runs them.
+    let cpp = Cpp::new(CppConfig::default(), None);
     let mut questions = Vec::new();
     for file in ["pareval-serial.json", "pareval-omp.json"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,6 +1,9 @@
-//! ParEval's speed figures (src/execute/cpp/speed.rs): a correct case is
-//! timed once more at the largest thread count, as ParEval's main times
-//! it; the figures are reported and never change a verdict.
+//! ParEval's verdict with its run limit, and its speed figures
+//! (src/execute/cpp/speed.rs): each run validates, then times `compute`
+//! and `best` as ParEval's main does, in one process under ParEval's run
+//! limit; a reply that validates but cannot finish the timing loops is not
+//! correct, as under ParEval's harness, and the figures of a correct case
+//! are those same runs'.
 
 #[path = "support/cpp_sandbox.rs"]
 mod cpp_sandbox;
@@ -12,14 +15,13 @@ use prompteval::execute::cpp::Cpp;
 use prompteval::execute::language::Ran;
 use prompteval::suite::{Question, Suite};
 
-/// `limit`: the timing run's seconds (init at the problem's size alone
-/// takes a second or two on a busy machine).
-fn cpp(speed: bool, limit: f64) -> Cpp {
+/// `limit`: ParEval's run limit in seconds (init at the problem's size
+/// alone takes a second or two on a busy machine).
+fn cpp(limit: f64) -> Cpp {
     Cpp::new(
         CppConfig {
             compile_timeout_secs: 20.0,
-            speed,
-            speed_timeout_secs: limit,
+            pareval_run_timeout_secs: limit,
             ..CppConfig::default()
         },
         None,
@@ -49,7 +51,7 @@ fn slow_at_size(misdeed: &str) -> String {
 
 #[test]
 fn a_correct_case_is_timed_at_the_largest_thread_count() {
-    let cpp = cpp(true, 120.0);
+    let cpp = cpp(120.0);
     let q = question("pareval-omp.json", AXPY);
     let ran = run(&cpp, &q, AXPY_BODY);
     assert_eq!(
@@ -74,49 +76,61 @@ fn a_correct_case_is_timed_at_the_largest_thread_count() {
 }
 
 #[test]
-fn only_correct_cases_are_timed_and_timing_can_be_off() {
+fn only_correct_cases_are_timed() {
     let q = question("pareval-omp.json", AXPY);
     let wrong = run(
-        &cpp(true, 120.0),
+        &cpp(120.0),
         &q,
         "for (size_t i = 0; i < x.size(); i += 1) z[i] = x[i];\n",
     );
     assert_eq!(wrong.judgement.verdict, Verdict::WrongAnswer);
     assert_eq!(wrong.speed, None, "a wrong case has no speed");
-    let off = run(&cpp(false, 120.0), &q, AXPY_BODY);
-    assert_eq!(off.judgement.verdict, Verdict::Correct);
-    assert_eq!(off.speed, None, "[cpp] speed = false times nothing");
 }
 
+/// ParEval's harness counts a run as valid only when its process, timing
+/// loops included, ends within the run limit with status 0: a reply that
+/// passes validate() (small inputs) and then loops, crashes or leaves at
+/// the problem's size is not correct, and has no figures.
 #[test]
-fn a_timing_run_that_fails_leaves_the_verdict_alone() {
+fn a_reply_that_validates_but_cannot_finish_the_timing_loops_is_not_correct() {
     let q = question("pareval-omp.json", AXPY);
-    let cpp = cpp(true, 8.0);
-    for (misdeed, why) in [
-        ("for (;;) {}", "passed its 8 s limit"),
-        ("__builtin_trap();", "killed by signal"),
-        ("std::exit(0);", "exited with status 0 before its end"),
+    let cpp = cpp(8.0);
+    for (misdeed, verdict, why) in [
+        (
+            "for (;;) {}",
+            Verdict::Timeout,
+            "but ParEval's timing loops (5 x compute() and 5 x best() at the problem's size) did not end within ParEval's run limit of 8 s",
+        ),
+        (
+            "__builtin_trap();",
+            Verdict::RuntimeError,
+            "then the program was killed by signal",
+        ),
+        (
+            "std::exit(0);",
+            Verdict::RuntimeError,
+            "before ParEval's timing loops ended",
+        ),
         // Printing ParEval's lines is not timing.
         (
             "printf(\"Time: 0.000001\\nBestSequential: 9.0\\n\"); fflush(stdout); std::_Exit(0);",
-            "exited with status 0 before its end",
+            Verdict::RuntimeError,
+            "before ParEval's timing loops ended",
         ),
     ] {
         let ran = run(&cpp, &q, &slow_at_size(misdeed));
         assert_eq!(
-            ran.judgement.verdict,
-            Verdict::Correct,
+            ran.judgement.verdict, verdict,
             "{misdeed}: {:?}",
             ran.judgement
         );
-        let speed = ran.speed.expect("a correct case is timed");
-        assert_eq!(
-            (speed.time_secs, speed.best_secs),
-            (None, None),
-            "{misdeed}"
+        let detail = ran.judgement.detail.clone().unwrap_or_default();
+        assert!(
+            detail.contains("validate() passed at 1 thread"),
+            "{misdeed}: {detail}"
         );
-        let failed = speed.failed.unwrap_or_default();
-        assert!(failed.contains(why), "{misdeed}: {failed}");
+        assert!(detail.contains(why), "{misdeed}: {detail}");
+        assert_eq!(ran.speed, None, "{misdeed}: a failed case has no figures");
     }
 }
 
@@ -126,7 +140,7 @@ mod prompts_cli;
 /// A user's run (the committed serial recordings, replayed): the correct
 /// case's figures in journal.jsonl, the prompt's speedup in summary.json,
 /// under the table and in the quick view, labelled with the machine's
-/// cores; `[cpp] speed = false` leaves all of it out.
+/// cores; `PROMPTEVAL_SPEED`, which once skipped the timing, is refused.
 #[test]
 fn the_run_reports_the_speedup_beside_the_accuracy() {
     let s =
@@ -171,24 +185,14 @@ fn the_run_reports_the_speedup_beside_the_accuracy() {
         run.stdout
     );
     let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
-    assert!(page.contains("speed (ParEval; never judged)") && page.contains(&line));
+    assert!(page.contains("speed (ParEval)") && page.contains(&line));
 
-    let off = prompts_cli::Scratch::recorded(
-        "benches-data/pareval-serial.json",
-        "backend = \"replay\"\n[cpp]\nspeed = false",
-    );
-    let run = off.prompts(&["dense_la_axpy"], &[("INSTA_UPDATE", "no")]);
-    assert_eq!(run.status, Some(0), "{}", run.both());
-    let summary = off.summary();
-    assert_eq!(
-        summary["prompt_results"]["pareval_chat"]["correct_answers"],
-        1
-    );
+    // The timing is the verdict's: nothing can turn it off.
+    let refused = s.prompts(&["dense_la_axpy"], &[("PROMPTEVAL_SPEED", "off")]);
+    assert_eq!(refused.status, Some(2), "{}", refused.both());
     assert!(
-        summary["prompt_results"]["pareval_chat"]
-            .get("speed")
-            .is_none(),
-        "{summary}"
+        refused.stderr.contains("PROMPTEVAL_SPEED") && refused.stderr.contains("no longer exists"),
+        "{}",
+        refused.both()
     );
-    assert!(!run.stdout.contains("speedup_"), "{}", run.stdout);
 }

@@ -98,7 +98,7 @@ struct Scripted;
 
 impl Writer for Scripted {
     type Error = std::convert::Infallible;
-    fn p_top(&self, q: &Question, _: &Parts) -> Result<String, Self::Error> {
+    fn p_top(&self, q: &Question, _: &Parts, _: u32) -> Result<String, Self::Error> {
         Ok(format!(
             "The function solves {}. It reads its input.\n\nIt loops. It keeps a total.\n\nIt uses OpenMP. Threads share the loop.\n\nIt handles the empty case.\n\nIt returns. Done.",
             q.id
@@ -120,7 +120,7 @@ fn the_partial_order_varies_only_the_description_comment() {
         ("pareval-omp.json", Some("#include <omp.h>")),
     ] {
         let suite = load(file);
-        let expanded = expand(&suite, 42, &Scripted).unwrap().suite;
+        let expanded = expand(&suite, 42, 3, &Scripted).unwrap().suite;
         assert_eq!(expanded.questions.len(), 60 * PER_QUESTION, "{file}");
         for q in &suite.questions {
             let open = q.question.rfind("/*").expect("a description comment");
@@ -180,8 +180,8 @@ fn the_partial_order_varies_only_the_description_comment() {
             assert!(p_top.question.contains("It handles the empty case."));
         }
         // The seed decides the samples, the same on every run.
-        let again = expand(&suite, 42, &Scripted).unwrap().suite;
+        let again = expand(&suite, 42, 3, &Scripted).unwrap().suite;
         assert_eq!(again, expanded);
-        assert_ne!(expand(&suite, 7, &Scripted).unwrap().suite, expanded);
+        assert_ne!(expand(&suite, 7, 3, &Scripted).unwrap().suite, expanded);
     }
 }

@@ -79,9 +79,6 @@ fn replay(suite: &Path) -> Result<(), String> {
         ),
         ("PROMPTEVAL_SUITE", suite.to_str().unwrap().to_string()),
         ("PROMPTEVAL_BACKEND", "replay".to_string()),
-        // Replay is the subject: C++ timing runs would add minutes
-        // (tests/pareval_speed.rs checks them).
-        ("PROMPTEVAL_SPEED", "off".to_string()),
     ];
     if models.len() > 1 {
         env.push(("PROMPTEVAL_MODELS", names));
@@ -179,16 +176,23 @@ const VERDICTS: [&str; 5] = [
 ];
 
 /// The verdict counts docs/guide/cpp.md quotes for the live ParEval runs
-/// (Qwen2.5-Coder-1.5B, greedy, the ParEval authors' chat prompt): the
-/// replay must give them case by case, as the live run judged them (29 of
-/// 60 serial and 16 of 60 OpenMP; the paper: 0.517 and 0.300).
+/// (Qwen2.5-Coder-1.5B, greedy, the ParEval authors' chat prompt), judged
+/// as ParEval's harness judges them (its timing loops within its 120 s run
+/// limit): the replay must give them case by case (29 of 60 serial and 16
+/// of 60 OpenMP; the paper: 0.517 and 0.300). Each timeout is a quadratic
+/// reply that passes validate() on its small input and would need hours
+/// for ParEval's timing loops at the problem's size: the scan
+/// `31_scan_scan_with_min_function` (2^22 elements serial; in every
+/// subset) and, in OpenMP, the sort `40_sort_sort_an_array_of_complex_numbers_by_magnitude`
+/// (2^17). No machine within a factor of ten of this one moves them, nor
+/// the slowest correct case (about 16 s of its 120 s here).
 fn quoted_verdicts(file: &str) -> Option<[usize; 5]> {
     match file {
         "pareval-serial.json" => Some([29, 19, 7, 4, 1]),
-        "pareval-omp.json" => Some([16, 23, 4, 16, 1]),
-        // Their 8 problems of the partial order: 4 passed, 4 failed.
-        "pareval-serial-po8.json" => Some([4, 4, 0, 0, 0]),
-        "pareval-omp-po8.json" => Some([4, 3, 0, 1, 0]),
+        "pareval-omp.json" => Some([16, 22, 4, 16, 2]),
+        // Their 8 problems of the partial order: 3 passed, 5 failed.
+        "pareval-serial-po8.json" => Some([3, 4, 0, 0, 1]),
+        "pareval-omp-po8.json" => Some([3, 3, 0, 1, 1]),
         _ => None,
     }
 }

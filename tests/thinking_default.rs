@@ -270,3 +270,148 @@ fn a_model_that_does_not_think_keeps_every_default() {
     }
     assert_eq!(accuracy_of_every_prompt(&s.summary()), [66.7; 3]);
 }
+
+/// A scratch folder holding the repository's own harness.toml, unchanged,
+/// and the spec example it names: the run a new user starts from a clone.
+fn shipped_scratch() -> prompts_cli::Scratch {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = prompts_cli::Scratch::new("");
+    let shipped = std::fs::read_to_string(root.join("harness.toml")).unwrap();
+    s.write("harness.toml", &shipped);
+    std::fs::create_dir_all(s.path().join("benches-data")).unwrap();
+    std::fs::copy(
+        prompts_cli::example_suite(),
+        s.path().join("benches-data/example.json"),
+    )
+    .unwrap();
+    s
+}
+
+/// The spec's own run as a clone ships it: `PROMPTEVAL_MODEL=gpt-oss:20b
+/// cargo test --test prompts` with the repository's harness.toml. The
+/// thinking model scores as the plain model does on the spec example, the
+/// first lines say it thinks and what was fitted; the plain model is asked
+/// exactly as before (1024 tokens, a window of 4096), so every recording
+/// made with the file keeps its key.
+#[test]
+fn the_shipped_harness_toml_fits_a_thinking_model_and_keeps_a_plain_ones_requests() {
+    let server = server(Some(true));
+    server.set_models(&["gpt-oss:20b"]);
+    let s = shipped_scratch();
+    let run = s.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &server.url()),
+            ("PROMPTEVAL_MODEL", "gpt-oss:20b"),
+        ],
+    );
+    assert_eq!(
+        run.status,
+        Some(101),
+        "one question is wrong:\n{}",
+        run.both()
+    );
+    let first = run.stdout.split("running").next().unwrap_or_default();
+    assert!(
+        first.contains(
+            "gpt-oss:20b thinks (/api/show lists \"thinking\"; think unset: the server's \
+             default applies): llm.num_ctx = 20480, llm.num_predict = 16384, llm.timeout_secs = 1140"
+        ),
+        "the first lines say it thinks and what was fitted:\n{}",
+        run.stdout
+    );
+    assert!(
+        !first.contains("the budget set in harness.toml is kept"),
+        "{first}"
+    );
+    for o in options(&server) {
+        assert_eq!(
+            (&o["num_predict"], &o["num_ctx"]),
+            (&json!(16384), &json!(20480)),
+            "{o}"
+        );
+    }
+    let thinking = accuracy_of_every_prompt(&s.summary());
+
+    let plain = StubServer::start(|req: &Request| match req.path.as_str() {
+        "/api/show" => shown(false),
+        _ => two_of_three(req),
+    });
+    plain.set_models(&["qwen2.5-coder:1.5b"]);
+    let p = shipped_scratch();
+    let run = p.prompts(
+        &[],
+        &[
+            ("OLLAMA_HOST", &plain.url()),
+            ("PROMPTEVAL_MODEL", "qwen2.5-coder:1.5b"),
+        ],
+    );
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    assert!(!run.both().contains("thinks"), "{}", run.both());
+    let sent = options(&plain);
+    assert_eq!(sent.len(), 9);
+    for o in sent {
+        assert_eq!(
+            (&o["num_predict"], &o["num_ctx"]),
+            (&json!(1024), &json!(4096)),
+            "{o}"
+        );
+    }
+    let plain_accuracy = accuracy_of_every_prompt(&p.summary());
+    assert_eq!(plain_accuracy, [66.7; 3]);
+    assert_eq!(
+        thinking, plain_accuracy,
+        "the thinking model scores as the plain one"
+    );
+}
+
+/// A user's own file with the old budget: kept, warned in the first
+/// lines, and every case's `no_answer` named; the window, left unset, is
+/// fitted around that budget.
+#[test]
+fn a_users_own_num_predict_of_1024_is_kept_warned_and_its_no_answers_named() {
+    let server = server(Some(true));
+    let s = example_scratch("[llm]\nnum_predict = 1024\n");
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let sent = options(&server);
+    assert_eq!(sent.len(), 9);
+    for o in &sent {
+        assert_eq!(o["num_predict"], 1024, "kept: {o}");
+        assert_eq!(o["num_ctx"], 5120, "the budget and the prompt's room: {o}");
+    }
+    let first = run.stdout.split("running").next().unwrap_or_default();
+    assert!(
+        first.contains("llm.num_predict = 1024 (set) may be too small for its reasoning"),
+        "{}",
+        run.stdout
+    );
+    let summary = s.summary();
+    for p in ["prompt1", "prompt2", "prompt3"] {
+        let r = &summary["prompt_results"][p];
+        assert_eq!(r["accuracy"], 0.0, "{summary}");
+        assert_eq!(r["error_breakdown"], json!({"no_answer": 3}), "{summary}");
+    }
+}
+
+/// A window the user set too small for reasoning is said in the first
+/// lines, with the fix; the budget is fitted inside it.
+#[test]
+fn a_users_small_window_is_said_with_the_fix() {
+    let server = server(Some(true));
+    let s = example_scratch("[llm]\nnum_ctx = 4096\n");
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let first = run.stdout.split("running").next().unwrap_or_default();
+    assert!(
+        first.contains("llm.num_ctx = 4096 (set) leaves about 2048 tokens for a reply")
+            && first.contains("raise it (num_ctx = 20480) or leave it unset"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        options(&server)
+            .iter()
+            .all(|o| o["num_predict"] == 2048 && o["num_ctx"] == 4096)
+    );
+}

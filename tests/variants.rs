@@ -393,7 +393,10 @@ fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
 /// The live run of docs/guide/variants.md (8 HumanEval problems,
 /// Qwen2.5-Coder-1.5B as writer and as model, recorded in
 /// tests/snapshots/humaneval-po8) replays offline from its stored variants
-/// to the same curves.
+/// to the same curves, over the 7 problems whose p_top passes the leak
+/// gate: HumanEval_20's quotes its reference in a fenced block, so its 42
+/// cases are not asked (ignored, with the reason) and it is named as left
+/// out.
 #[test]
 fn the_recorded_live_variants_replay_to_their_curves() {
     let s = Scratch::recorded(
@@ -406,12 +409,39 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     let r = &summary["prompt_results"]["appendix_c"];
     assert_eq!(
         (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
-        (Some(225), Some(336)),
+        (Some(215), Some(294)),
         "{summary}"
     );
     let po = &summary["partial_order"]["appendix_c"];
-    assert_eq!(po["problems"], 8);
-    assert_eq!(po["original"]["pass_at_1"], 0.5);
+    assert_eq!(po["problems"], 7);
+    assert_eq!(po["unqualified"][0]["problem"], "HumanEval_20", "{summary}");
+    assert!(
+        po["unqualified"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("fenced code block")
+    );
+    assert_eq!(
+        run.stdout
+            .matches("not run: problem HumanEval_20 is unqualified")
+            .count(),
+        42,
+        "each of its cases is reported as not run"
+    );
+    assert!(
+        run.stdout
+            .contains("the curves run over 7 problems; left out"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "problem `HumanEval_20`: its p_top was refused: it holds a fenced code block"
+        ),
+        "said in the first lines: {}",
+        run.stderr
+    );
+    assert_eq!(po["original"]["pass_at_1"], 0.5714);
     let curve = |strategy: &str| -> Vec<(String, f64)> {
         po["curves"][strategy]
             .as_array()
@@ -428,10 +458,10 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     let paragraph = curve("paragraph");
     // p_bot: a whole-function reply runs after the preamble (with a stub
     // body under the bare signature), not as a syntax error of the harness.
-    assert_eq!(paragraph.first().unwrap(), &("p_bot".to_string(), 0.25));
-    assert_eq!(paragraph.last().unwrap(), &("p_top".to_string(), 0.875));
-    assert_eq!(paragraph[2], ("paragraph_0.4".to_string(), 0.7813));
-    assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5));
+    assert_eq!(paragraph.first().unwrap(), &("p_bot".to_string(), 0.2857));
+    assert_eq!(paragraph.last().unwrap(), &("p_top".to_string(), 0.8571));
+    assert_eq!(paragraph[2], ("paragraph_0.4".to_string(), 0.8571));
+    assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5714));
     assert_eq!(po["violations"], serde_json::json!([]));
 }
 
@@ -492,11 +522,7 @@ fn a_pareval_problem_varies_its_description_comment_only() {
     };
     let server = StubServer::start(cpp_model);
     let s = scratch(&one.to_string());
-    let env = [
-        ("OLLAMA_HOST", server.url()),
-        // The verdicts are the subject, not the timing runs.
-        ("PROMPTEVAL_SPEED", "off".to_string()),
-    ];
+    let env = [("OLLAMA_HOST", server.url())];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let run = s.prompts(&[], &env);
     assert_eq!(run.status, Some(101), "{}", run.both());
@@ -592,4 +618,117 @@ fn a_pareval_problem_varies_its_description_comment_only() {
         assert_eq!(points.last().unwrap()["label"], "p_top");
         assert_eq!(points.last().unwrap()["pass_at_1"], 1.0);
     }
+}
+
+/// The leak gate end to end (the paper's §3.2), with a scripted writer:
+/// `inc`'s first p_top pastes the reference in a fenced block and its
+/// second is clean; `dbl`'s always does; `neg`'s is the suite's own. The
+/// refused text is written again as a request of its own (the next seed),
+/// `variants.json` keeps every try, `dbl` is never accepted: none of its
+/// 42 variants is asked, each is reported as not run with the reason, and
+/// the curves run over the two other problems and name it.
+#[test]
+fn a_p_top_that_quotes_its_solution_is_written_again_and_a_problem_never_accepted_is_left_out() {
+    fn leaky(req: &Request) -> Behaviour {
+        if req.path == "/api/chat" && system(req).contains("**correct**") {
+            let user = req.last_user_message().unwrap_or("");
+            let first = req.json["options"]["seed"] == 42;
+            let dbl = user.contains("correct_dbl(");
+            if dbl || (user.contains("correct_inc(") && first) {
+                return Behaviour::Reply(format!(
+                    "It works like this.\n\n```python\n{}\n```\n\nThat is all.",
+                    if dbl { "return x * 2" } else { "return x + 1" }
+                ));
+            }
+        }
+        model(req)
+    }
+    let server = StubServer::start(leaky);
+    let s = scratch(&SUITE.replace("__P_TOP__", &P_TOP.replace('\n', "\\n")));
+    let run = s.prompts(&[], &[("OLLAMA_HOST", &server.url())]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let chats = server.requests_to("/api/chat");
+    let writes = p_top_requests(&chats);
+    let seeds = |name: &str| -> Vec<i64> {
+        writes
+            .iter()
+            .filter(|r| {
+                r.last_user_message()
+                    .unwrap_or("")
+                    .contains(&format!("correct_{name}("))
+            })
+            .map(|r| r.json["options"]["seed"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        seeds("inc"),
+        [42, 43],
+        "refused once, written again with the next seed"
+    );
+    assert_eq!(seeds("dbl"), [42, 43, 44], "p_top_tries = 3");
+    assert_eq!(
+        seeds("neg"),
+        Vec::<i64>::new(),
+        "the suite's own p_top is never rewritten"
+    );
+
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.run_dir().join("variants.json")).unwrap())
+            .unwrap();
+    let top = |of: &str| -> Value {
+        stored["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["id"] == format!("{of}.p_top"))
+            .unwrap()["variant"]
+            .clone()
+    };
+    let inc = top("inc");
+    assert_eq!(inc["accepted"], true, "{inc}");
+    assert!(
+        inc["tries"][0]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("fenced code block")
+    );
+    assert_eq!(inc["tries"][1]["refused"], Value::Null);
+    let dbl = top("dbl");
+    assert_eq!(dbl["accepted"], false, "{dbl}");
+    assert_eq!(dbl["tries"].as_array().unwrap().len(), 3);
+    assert_eq!(top("neg")["accepted"], true);
+
+    // Nothing of dbl is asked of the model under test.
+    let asked_dbl = chats
+        .iter()
+        .filter(|r| !system(r).contains("**correct**") && !system(r).contains("condense"))
+        .filter(|r| r.last_user_message().unwrap_or("").contains("def dbl"))
+        .count();
+    assert_eq!(asked_dbl, 0);
+    assert_eq!(
+        run.stdout
+            .matches("not run: problem dbl is unqualified")
+            .count(),
+        42,
+        "{}",
+        run.stdout
+    );
+    let summary = s.summary();
+    let po = &summary["partial_order"]["complete"];
+    assert_eq!(po["problems"], 2, "{summary}");
+    assert_eq!(po["unqualified"][0]["problem"], "dbl");
+    assert!(
+        po["unqualified"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("none of its 3 p_top texts passed"),
+        "{summary}"
+    );
+    assert_eq!(summary["prompt_results"]["complete"]["total_questions"], 84);
+    assert!(
+        run.stdout
+            .contains("the curves run over 2 problems; left out")
+    );
+    let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    assert!(page.contains("left out, no p_top of theirs passed the gates: dbl"));
 }

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::stats::{self, SIGNIFICANCE, round_to};
-use crate::results::{PartialOrder, Point, ProblemViolation, Violation};
+use crate::results::{PartialOrder, Point, ProblemViolation, Unqualified, Violation};
 use crate::suite::variants::{Strategy, Variant};
 
 /// (problem, level label) -> [passed, attempts].
@@ -29,11 +29,17 @@ pub fn partial_order<'a>(
     if variants.is_empty() {
         return None;
     }
+    let unqualified = unqualified(variants);
     let mut counts: Counts = BTreeMap::new();
     // label -> a representative variant (strategy, level, detail).
     let mut levels: BTreeMap<String, &Variant> = BTreeMap::new();
     for (id, passed) in cells {
         let Some(v) = variants.get(id) else { continue };
+        // Asked or not (`keep_unqualified`), a problem whose p_top the
+        // gates refused has no curve to stand on.
+        if unqualified.iter().any(|u| u.problem == v.of) {
+            continue;
+        }
         let label = v.level_name();
         let c = counts
             .entry((v.of.clone(), label.clone()))
@@ -42,7 +48,7 @@ pub fn partial_order<'a>(
         c[1] += 1;
         levels.entry(label).or_insert(v);
     }
-    if counts.is_empty() {
+    if counts.is_empty() && unqualified.is_empty() {
         return None;
     }
     let point =
@@ -77,7 +83,32 @@ pub fn partial_order<'a>(
         problem_violations,
         problems_with_violations,
         problems: problems.len(),
+        unqualified,
     })
+}
+
+/// The problems whose p_top no text of passed the gates, in id order, with
+/// the last refusal.
+pub fn unqualified(variants: &BTreeMap<String, Variant>) -> Vec<Unqualified> {
+    variants
+        .values()
+        .filter(|v| v.strategy == Strategy::PTop && v.accepted == Some(false))
+        .map(|v| {
+            let tries = v.tries.as_deref().unwrap_or_default();
+            let last = tries
+                .iter()
+                .rev()
+                .find_map(|t| t.refused.clone())
+                .unwrap_or_else(|| "refused".into());
+            Unqualified {
+                problem: v.of.clone(),
+                reason: match tries.len() {
+                    0 | 1 => format!("its p_top was refused: {last}"),
+                    n => format!("none of its {n} p_top texts passed; the last: {last}"),
+                },
+            }
+        })
+        .collect()
 }
 
 /// One level's point: pass@1 as the mean over problems of each problem's
@@ -279,6 +310,39 @@ mod tests {
         let [lo, hi] = original.interval.unwrap();
         assert!(lo < 0.5 && 0.5 < hi);
         assert!(!po.curves.contains_key("summary"), "no summary was run");
+    }
+
+    /// A problem whose p_top no text passed the gates is left out of every
+    /// point and of the violations, asked or not, and named with why.
+    #[test]
+    fn an_unqualified_problem_is_left_out_and_named() {
+        let (mut variants, cells) = run();
+        let top = variants.get_mut("a.p_top").unwrap();
+        top.accepted = Some(false);
+        top.tries = Some(vec![
+            crate::suite::variants::PTopTry {
+                refused: Some("it holds a fenced code block (line 3)".into()),
+            },
+            crate::suite::variants::PTopTry {
+                refused: Some("it quotes 2 of its reference's 2 code lines".into()),
+            },
+        ]);
+        let po =
+            partial_order(&variants, cells.iter().map(|(i, p)| (i.as_str(), *p)), &[1]).unwrap();
+        assert_eq!(po.problems, 19);
+        assert!(po.curves["paragraph"].iter().all(|p| p.problems == 19));
+        assert_eq!(po.original.as_ref().unwrap().problems, 19);
+        assert!(po.problem_violations.iter().all(|v| v.problem != "a"));
+        assert_eq!(po.unqualified.len(), 1);
+        assert_eq!(po.unqualified[0].problem, "a");
+        assert_eq!(
+            po.unqualified[0].reason,
+            "none of its 2 p_top texts passed; the last: it quotes 2 of its reference's 2 code lines"
+        );
+        assert!(po.unqualified_text().unwrap().starts_with(
+            "the curves run over 19 problems; left out, no p_top of theirs passed the gates: a ("
+        ));
+        assert_eq!(order().unqualified_text(), None);
     }
 
     #[test]

@@ -68,19 +68,26 @@ impl LlmWriter {
         }
     }
 
+    /// Asks the writer; `attempt` (from 1) above 1 is a request of its own:
+    /// its own seed and name, so neither the response cache nor the server
+    /// hands back the text of an earlier attempt.
     fn ask(
         &self,
         q: &Question,
         what: &str,
-        system: String,
-        user: String,
+        (system, user): (String, String),
         temperature: f64,
+        attempt: u32,
     ) -> Result<String, WriterError> {
         let backend = self
             .backend
             .get_or_init(|| (self.connect)())
             .as_ref()
             .map_err(Clone::clone)?;
+        let what = match attempt {
+            1 => what.to_string(),
+            n => format!("{what}.try{n}"),
+        };
         let case = CaseId {
             model: None,
             prompt: "variants-writer".into(),
@@ -89,11 +96,17 @@ impl LlmWriter {
             round: 1,
             sample: None,
         };
+        let seed = self
+            .options
+            .seed
+            .map(|s| s.wrapping_add(i64::from(attempt) - 1))
+            .or((attempt > 1).then_some(i64::from(attempt)));
         let request = ChatRequest {
             model: self.model.clone(),
             messages: vec![Message::system(system), Message::user(user)],
             options: LlmConfig {
                 temperature,
+                seed,
                 system_prompt: None,
                 ..self.options.clone()
             },
@@ -124,7 +137,7 @@ impl LlmWriter {
 impl Writer for LlmWriter {
     type Error = WriterError;
 
-    fn p_top(&self, q: &Question, parts: &Parts) -> Result<String, WriterError> {
+    fn p_top(&self, q: &Question, parts: &Parts, attempt: u32) -> Result<String, WriterError> {
         let Some(reference) = &q.reference else {
             return Err(WriterError::NoReference);
         };
@@ -146,7 +159,7 @@ impl Writer for LlmWriter {
                 ),
             ),
         };
-        self.ask(q, "p_top", system, user, P_TOP_TEMPERATURE)
+        self.ask(q, "p_top", (system, user), P_TOP_TEMPERATURE, attempt)
     }
 
     fn summary(&self, q: &Question, p_top: &str, words: u32) -> Result<String, WriterError> {
@@ -156,9 +169,9 @@ impl Writer for LlmWriter {
         self.ask(
             q,
             &format!("summary_{words}w"),
-            summary_system(q.code_language()),
-            user,
+            (summary_system(q.code_language()), user),
             SUMMARY_TEMPERATURE,
+            1,
         )
     }
 }

@@ -215,8 +215,20 @@ impl Config {
     }
 
     /// The on/off switches: the response cache, the history, the variants,
-    /// the C++ timing runs, the race.
+    /// the race.
     fn env_switches(&mut self, vars: &Vars) -> Result<(), ConfigError> {
+        if let Some(value) = vars.get("PROMPTEVAL_SPEED") {
+            // Once it skipped a timing run apart from the verdict; ParEval's
+            // timing is now part of its verdict, so nothing can skip it.
+            return Err(ConfigError::Env {
+                var: "PROMPTEVAL_SPEED",
+                value,
+                message: "no longer exists: ParEval's timing loops are part of its verdict (as \
+                          in ParEval's harness) and run in the same process as validate(); \
+                          unset it ([cpp] pareval_run_timeout_secs bounds each run)"
+                    .into(),
+            });
+        }
         for (var, key, setting) in [
             ("PROMPTEVAL_CACHE", ["cache", ""], &mut self.cache),
             (
@@ -229,7 +241,6 @@ impl Config {
                 ["variants", "enabled"],
                 &mut self.variants.enabled,
             ),
-            ("PROMPTEVAL_SPEED", ["cpp", "speed"], &mut self.cpp.speed),
             (
                 "PROMPTEVAL_RACE",
                 ["race", "enabled"],

@@ -166,6 +166,12 @@ pub struct VariantsConfig {
     pub enabled: bool,
     /// Decides the paragraph samples: the same seed, the same variants.
     pub seed: u64,
+    /// Texts the writer may write for one p_top until one passes the leak
+    /// gate (suite/variants/leak.rs), each a request of its own.
+    pub p_top_tries: u32,
+    /// Ask the variants of a problem whose p_top passed no gate all the
+    /// same (they stay out of the curves either way).
+    pub keep_unqualified: bool,
     pub writer: WriterConfig,
 }
 
@@ -174,6 +180,8 @@ impl Default for VariantsConfig {
         VariantsConfig {
             enabled: false,
             seed: 42,
+            p_top_tries: 3,
+            keep_unqualified: false,
             writer: WriterConfig::default(),
         }
     }
@@ -255,12 +263,12 @@ pub struct CppConfig {
     pub compile_timeout_secs: f64,
     /// Address space of the compiler, in MiB.
     pub compile_memory_mb: u64,
-    /// A correct ParEval case is run once more at the largest thread count
-    /// to time it as ParEval does (reported, never judged); false skips it.
-    pub speed: bool,
-    /// Seconds that timing run may take (5 runs of compute() and of best()
-    /// at the problem's size); past it the case has no speed figures.
-    pub speed_timeout_secs: f64,
+    /// Seconds one ParEval process may take at one thread count:
+    /// `validate()` and ParEval's timing loops (5 runs of compute() and of
+    /// best() at the problem's size), ParEval's `run-all.py --run-timeout`
+    /// (120). Past it the run is not valid, as under ParEval's harness; the
+    /// sandbox's general `timeout_secs` does not apply to ParEval cases.
+    pub pareval_run_timeout_secs: f64,
 }
 
 impl Default for CppConfig {
@@ -270,8 +278,7 @@ impl Default for CppConfig {
             threads: vec![1, 2, 4, 8],
             compile_timeout_secs: 60.0,
             compile_memory_mb: 2048,
-            speed: true,
-            speed_timeout_secs: 120.0,
+            pareval_run_timeout_secs: 120.0,
         }
     }
 }

@@ -106,6 +106,12 @@ impl Config {
                 "`pass_at_k` values must be at least 1, e.g. pass_at_k = [1, 5, 10]".into(),
             ));
         }
+        if self.variants.p_top_tries == 0 {
+            return Err(self.file_error(
+                &["variants", "p_top_tries"],
+                "`variants.p_top_tries` must be at least 1: it is how many texts the writer may write for one p_top until one passes the leak gate".into(),
+            ));
+        }
         if self.concurrency == 0 {
             return Err(self.file_error(
                 &["concurrency"],
@@ -121,13 +127,38 @@ impl Config {
             (["llm", "timeout_secs"], self.llm.timeout_secs),
             (["llm", "queue_timeout_secs"], self.llm.queue_timeout_secs),
             (["sandbox", "timeout_secs"], self.sandbox.timeout_secs),
+            (
+                ["cpp", "compile_timeout_secs"],
+                self.cpp.compile_timeout_secs,
+            ),
+            (
+                ["cpp", "pareval_run_timeout_secs"],
+                self.cpp.pareval_run_timeout_secs,
+            ),
         ];
         for (key, value) in positive {
-            if !(value.is_finite() && value > 0.0) {
+            // Under a second no model answers and no compiler starts: a
+            // unit slip (milliseconds), never a limit a run could keep.
+            if !(value.is_finite() && value >= 1.0) {
                 return Err(self.file_error(
                     &key,
                     format!(
-                        "`{}` is {value}; it must be a positive number of seconds",
+                        "`{}` is {value}; it must be a number of seconds, at least 1",
+                        key.join(".")
+                    ),
+                ));
+            }
+        }
+        for (key, value) in [
+            (["llm", "num_ctx"], self.llm.num_ctx),
+            (["llm", "num_predict"], self.llm.num_predict),
+        ] {
+            if value == Some(0) {
+                return Err(self.file_error(
+                    &key,
+                    format!(
+                        "`{}` is 0; it must be at least 1 token (or leave it unset: a model \
+                         that thinks then gets one fitted to its reasoning)",
                         key.join(".")
                     ),
                 ));

@@ -136,6 +136,9 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
         planned
             .iter()
             .map(|case| {
+                if let Some(why) = session.unqualified(case) {
+                    return recorded_trial(case, TrialOutcome::Ignored(why.to_string()));
+                }
                 match (
                     finished.get(case),
                     session.not_evaluated(case),

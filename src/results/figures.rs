@@ -231,6 +231,38 @@ pub struct PartialOrder {
     /// Problems with a violation / problems compared.
     pub problems_with_violations: usize,
     pub problems: usize,
+    /// Problems left out of the curves and the violations: no p_top of
+    /// theirs passed the gates (suite/variants/leak.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unqualified: Vec<Unqualified>,
+}
+
+impl PartialOrder {
+    /// `the curves run over 7 problems; left out (no p_top passed the
+    /// gates): HumanEval_20 (...)`, when a problem was left out.
+    pub fn unqualified_text(&self) -> Option<String> {
+        if self.unqualified.is_empty() {
+            return None;
+        }
+        let left: Vec<String> = self
+            .unqualified
+            .iter()
+            .map(|u| format!("{} ({})", u.problem, u.reason))
+            .collect();
+        Some(format!(
+            "the curves run over {} problem{}; left out, no p_top of theirs passed the gates: {}",
+            self.problems,
+            if self.problems == 1 { "" } else { "s" },
+            left.join("; ")
+        ))
+    }
+}
+
+/// A problem whose p_top never passed the gates, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unqualified {
+    pub problem: String,
+    pub reason: String,
 }
 
 /// pass@1 at one detail level.

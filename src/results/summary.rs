@@ -263,13 +263,21 @@ pub struct SpeedSummary {
     pub threads: u32,
     /// Correct cases with figures.
     pub timed: usize,
-    /// Correct cases whose timing run left none (its limit, a crash).
+    /// ParEval problems among them (a variant counts for its problem).
+    #[serde(default)]
+    pub problems: usize,
+    /// Correct cases without figures (journals written before the timing
+    /// was part of ParEval's verdict).
     pub failed: usize,
-    /// Mean of T_best / T over the timed cases.
+    /// Mean of each timed case's own T_best / T (not ParEval's figure).
     pub mean_speedup: Option<f64>,
-    /// ParEval's speedup_n@1 at n = `threads`: the mean over problems of
-    /// each problem's mean T_best / T.
+    /// ParEval's speedup_n@1 at n = `threads` (its analysis/metrics.py,
+    /// k = 1): per problem, the least T_best of its timed correct attempts
+    /// times the mean of 1/T over them; the mean over problems.
     pub speedup_n_at_1: Option<f64>,
+    /// The same per ParEval problem type, as ParEval reports it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub speedup_n_at_1_by_type: std::collections::BTreeMap<String, f64>,
     /// Mean seconds of the reply's compute() and of ParEval's best().
     pub mean_time_secs: Option<f64>,
     pub mean_best_secs: Option<f64>,
@@ -286,8 +294,13 @@ impl SpeedSummary {
         } else {
             String::new()
         };
+        let problems = match self.problems {
+            0 => String::new(),
+            1 => " of 1 problem".to_string(),
+            n => format!(" of {n} problems"),
+        };
         format!(
-            "speedup_{n}@1 {} · mean T_best/T {} over {} correct cases{failed} ({n} thread{s}, measured on this machine: {} cores)",
+            "speedup_{n}@1 {} · mean T_best/T {} over {} correct cases{problems}{failed} ({n} thread{s}, measured on this machine: {} cores)",
             figure(self.speedup_n_at_1),
             figure(self.mean_speedup),
             self.timed,
@@ -295,6 +308,30 @@ impl SpeedSummary {
             n = self.threads,
             s = if self.threads == 1 { "" } else { "s" },
         )
+    }
+}
+
+impl SpeedSummary {
+    /// `per problem type (ParEval's report): dense_la 1.52 · scan 0.98`,
+    /// when the cases name their types.
+    pub fn by_type_text(&self) -> Option<String> {
+        if self.speedup_n_at_1_by_type.is_empty() {
+            return None;
+        }
+        let types: Vec<String> = self
+            .speedup_n_at_1_by_type
+            .iter()
+            // Two decimals, or three where they would read 0.00.
+            .map(|(kind, v)| match *v >= 0.01 {
+                true => format!("{kind} {v:.2}"),
+                false => format!("{kind} {v:.3}"),
+            })
+            .collect();
+        Some(format!(
+            "speedup_{}@1 per problem type (as ParEval reports it): {}",
+            self.threads,
+            types.join(" · ")
+        ))
     }
 }
 

@@ -564,6 +564,7 @@ impl Sandbox {
             stdout_truncated,
             stderr_truncated,
             tests: None,
+            reused: false,
         })
     }
 

@@ -55,6 +55,9 @@ pub struct Session {
     run_dir: PathBuf,
     manifest: RunManifest,
     unmatched: HashMap<CaseId, Mismatch>,
+    /// Selected cases of problems whose p_top passed no gate: not asked,
+    /// with the reason (`[variants] keep_unqualified` asks them).
+    unqualified: HashMap<CaseId, String>,
     /// Models of a multi-model run that could not be asked, with why.
     unavailable: Vec<(String, String)>,
     /// Cases run by this process.
@@ -120,7 +123,8 @@ impl Session {
             .map(|r| r.earlier.clone())
             .unwrap_or_default();
         let cache = source::open_cache(&config);
-        let opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
+        let mut opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
+        let unqualified = variants::unqualified_cases(&config, &suite, &mut opened.runnable);
         let race = racing::gate(&config, resume.as_ref(), &opened, &suite)?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
@@ -162,6 +166,7 @@ impl Session {
             run_dir,
             manifest,
             unmatched: opened.unmatched.into_iter().collect(),
+            unqualified,
             unavailable: opened.unavailable,
             running,
             scheduler: Some(scheduler),
@@ -185,6 +190,11 @@ impl Session {
 
     pub fn not_evaluated(&self, case: &CaseId) -> Option<&Mismatch> {
         self.unmatched.get(case)
+    }
+
+    /// Why `case` is not asked: its problem's p_top passed no gate.
+    pub fn unqualified(&self, case: &CaseId) -> Option<&str> {
+        self.unqualified.get(case).map(String::as_str)
     }
 
     /// The position of each case this session runs, to wait for it by.
@@ -222,7 +232,10 @@ impl Session {
             &self.manifest,
             &self.pipeline.suite,
         )?;
-        let not_run = |c: &CaseId| race.as_ref().is_some_and(|r| r.not_run.contains_key(c));
+        let not_run = |c: &CaseId| {
+            race.as_ref().is_some_and(|r| r.not_run.contains_key(c))
+                || self.unqualified.contains_key(c)
+        };
         // A case the race decided not to ask is not missing.
         let complete = {
             let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
@@ -235,7 +248,8 @@ impl Session {
         // Counted now: the report reads its cases from the journal, and a
         // report of 100,000 cases should not also hold the planned ones.
         let intended = std::mem::take(&mut self.manifest.cases).len()
-            - race.as_ref().map_or(0, |r| r.not_run.len());
+            - race.as_ref().map_or(0, |r| r.not_run.len())
+            - self.unqualified.len();
         // What the report was built from: `prompteval merge` rebuilds a
         // report from several parts' journals and these.
         store_run_info(&self.run_dir, &info)?;

@@ -90,6 +90,11 @@ pub fn fit(config: &mut Config, thinking: Option<&Thinking>) -> Vec<String> {
             )
         }
     }];
+    if thinking.recorded.is_none()
+        && let Some(line) = small_window(config, thinking.context_length)
+    {
+        lines.push(line);
+    }
     if let Some(small) = config.llm.num_predict.filter(|n| *n < SMALL_BUDGET)
         && config.user_set("num_predict")
     {
@@ -117,17 +122,20 @@ fn as_recorded(config: &mut Config, num_predict: Option<u32>, num_ctx: Option<u3
 }
 
 /// A live run: [`THINKING_BUDGET`] within the model's context, a window
-/// with room for it and the prompt, and a time limit at
+/// with room for the budget (fitted or the user's) and the prompt, up to
+/// the model's own context length, and a time limit at
 /// [`TOKENS_PER_SEC`], each only where the user set none.
 fn for_reasoning(config: &mut Config, context_length: Option<u32>) -> Vec<String> {
     let mut chosen = Vec::new();
     let [ctx_set, budget_set, timeout_set] =
         ["num_ctx", "num_predict", "timeout_secs"].map(|key| config.user_set(key));
     let llm = &mut config.llm;
-    // The window grows for a budget chosen here; one the user set is
-    // theirs to fit (window.rs says when it does not).
-    if !ctx_set && !budget_set {
-        let wanted = THINKING_BUDGET + PROMPT_ROOM;
+    if !ctx_set {
+        let budget = match budget_set {
+            true => llm.num_predict.unwrap_or(THINKING_BUDGET),
+            false => THINKING_BUDGET,
+        };
+        let wanted = budget.saturating_add(PROMPT_ROOM);
         let window = context_length.map_or(wanted, |n| n.min(wanted));
         if llm.num_ctx.is_some_and(|n| n < window) {
             llm.num_ctx = Some(window);
@@ -136,9 +144,7 @@ fn for_reasoning(config: &mut Config, context_length: Option<u32>) -> Vec<String
     }
     if !budget_set {
         // Room for the prompt within the window, and at least half of it.
-        let room = llm.num_ctx.map_or(THINKING_BUDGET, |n| {
-            n.saturating_sub(PROMPT_ROOM).max(n / 2)
-        });
+        let room = llm.num_ctx.map_or(THINKING_BUDGET, reply_room);
         let budget = THINKING_BUDGET.min(room);
         if llm.num_predict.is_some_and(|n| n < budget) {
             llm.num_predict = Some(budget);
@@ -155,6 +161,31 @@ fn for_reasoning(config: &mut Config, context_length: Option<u32>) -> Vec<String
         }
     }
     chosen
+}
+
+/// Tokens a window of `num_ctx` leaves for the reply: what the prompt's
+/// room leaves, and at least half of it.
+fn reply_room(num_ctx: u32) -> u32 {
+    num_ctx.saturating_sub(PROMPT_ROOM).max(num_ctx / 2)
+}
+
+/// The line for a window the user set too small for reasoning: under
+/// [`SMALL_BUDGET`] tokens of reply room once the prompt has its room.
+fn small_window(config: &Config, context_length: Option<u32>) -> Option<String> {
+    let num_ctx = config.llm.num_ctx?;
+    if !config.user_set("num_ctx") || reply_room(num_ctx) >= SMALL_BUDGET {
+        return None;
+    }
+    let wanted = THINKING_BUDGET + PROMPT_ROOM;
+    let fix = context_length.map_or(wanted, |n| n.min(wanted));
+    Some(format!(
+        "{}: llm.num_ctx = {num_ctx} (set) leaves about {} tokens for a reply once the prompt \
+         has its room, too small for its reasoning (under {SMALL_BUDGET}): a case that spends \
+         it reasoning reads no_answer; raise it (num_ctx = {fix}) or leave it unset to have it \
+         fitted",
+        config.model,
+        reply_room(num_ctx)
+    ))
 }
 
 /// Seconds a budget of `tokens` takes at [`TOKENS_PER_SEC`], in whole
@@ -345,6 +376,38 @@ mod tests {
         let models = c.model_configs();
         assert!(models[0].user_set("num_predict"));
         assert!(!models[1].user_set("num_predict"));
+    }
+
+    /// A window the user left unset is fitted to the budget the user set;
+    /// one the user set too small for reasoning is said, with the fix.
+    #[test]
+    fn the_window_follows_the_budget_and_a_small_one_set_is_said() {
+        let mut c = config("[llm]\nnum_predict = 8192\n");
+        fit(&mut c, Some(&said(Some(131_072))));
+        assert_eq!(c.llm.num_predict, Some(8192));
+        assert_eq!(c.llm.num_ctx, Some(8192 + PROMPT_ROOM));
+        let mut c = config("[llm]\nnum_predict = 30000\n");
+        fit(&mut c, Some(&said(Some(16_384))));
+        assert_eq!(
+            c.llm.num_ctx,
+            Some(16_384),
+            "never past the model's context"
+        );
+
+        let mut c = config("[llm]\nnum_ctx = 4096\n");
+        let lines = fit(&mut c, Some(&said(Some(131_072))));
+        assert_eq!(c.llm.num_ctx, Some(4096), "kept");
+        assert_eq!(c.llm.num_predict, Some(2048));
+        assert!(
+            lines.iter().any(|l| l
+                .contains("llm.num_ctx = 4096 (set) leaves about 2048 tokens for a reply")
+                && l.contains("raise it (num_ctx = 20480)")),
+            "{lines:?}"
+        );
+        let mut c = config("[llm]\nnum_ctx = 32768\n");
+        let lines = fit(&mut c, Some(&said(None)));
+        assert_eq!(c.llm.num_predict, Some(THINKING_BUDGET));
+        assert!(!lines.iter().any(|l| l.contains("(set)")), "{lines:?}");
     }
 
     #[test]

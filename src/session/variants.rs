@@ -3,6 +3,7 @@
 //! texts), then, as a step of the run's start, the texts the suite lacks
 //! written by the writer model ([`write_texts`]).
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use super::error::SetupError;
@@ -10,6 +11,7 @@ use super::source::open_cache;
 use crate::ask::cache::CachedBackend;
 use crate::ask::variant_writer::{LlmWriter, WriterError};
 use crate::backend::Backend;
+use crate::case::CaseId;
 use crate::config::{BackendKind, Config};
 use crate::suite::variants::parts::Parts;
 use crate::suite::variants::{self, Writer};
@@ -39,7 +41,7 @@ pub fn planned_suite(
     resumed: Option<&Path>,
 ) -> Result<(Suite, Option<UnwrittenVariants>), SetupError> {
     let stored = resumed.map(|d| d.join(STORED)).filter(|p| p.is_file());
-    let (planned, unwritten) = match stored {
+    let (mut planned, unwritten) = match stored {
         Some(path) => (Suite::load(&path)?, None),
         None if config.variants.enabled => (
             expand(config, &suite, &Unwritten)?.suite,
@@ -47,6 +49,11 @@ pub fn planned_suite(
         ),
         None => (suite, None),
     };
+    // An expansion made before the gates (a committed variants.json) is
+    // checked as a suite's own p_top is: marked, never rewritten. The
+    // session says so once per problem, with what follows for its cases
+    // ([`unqualified_cases`]).
+    let _said_by_the_session = variants::gate_stored(&mut planned);
     if config.history.enabled && planned.questions.iter().any(|q| q.variant.is_some()) {
         return Err(SetupError::Suite(SuiteError {
             path: planned.path.clone(),
@@ -96,7 +103,13 @@ fn expand<W: Writer<Error = WriterError>>(
     suite: &Suite,
     writer: &W,
 ) -> Result<variants::Expanded, SetupError> {
-    variants::expand(suite, config.variants.seed, writer).map_err(|source| SetupError::Variants {
+    variants::expand(
+        suite,
+        config.variants.seed,
+        config.variants.p_top_tries,
+        writer,
+    )
+    .map_err(|source| SetupError::Variants {
         suite: suite.path.clone(),
         source,
     })
@@ -108,7 +121,7 @@ struct Unwritten;
 impl Writer for Unwritten {
     /// The run's writer's, so listing and running expand alike.
     type Error = WriterError;
-    fn p_top(&self, _: &Question, _: &Parts) -> Result<String, WriterError> {
+    fn p_top(&self, _: &Question, _: &Parts, _: u32) -> Result<String, WriterError> {
         Ok("(written when the run starts)".into())
     }
     fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, WriterError> {
@@ -154,4 +167,59 @@ fn writer(config: &Config) -> LlmWriter {
             })
         }),
     )
+}
+
+/// The selected cases of problems whose p_top passed no gate, taken out of
+/// `runnable` with the reason (said once per problem in the run's first
+/// lines), unless `[variants] keep_unqualified` asks them all the same.
+/// Such problems are left out of the curves either way
+/// (analysis/curves.rs).
+pub fn unqualified_cases(
+    config: &Config,
+    suite: &Suite,
+    runnable: &mut Vec<CaseId>,
+) -> HashMap<CaseId, String> {
+    let by_id: BTreeMap<String, crate::suite::variants::Variant> = suite
+        .questions
+        .iter()
+        .filter_map(|q| q.variant.as_deref().map(|v| (q.id.clone(), v.clone())))
+        .collect();
+    let problems: HashMap<String, String> = crate::analysis::curves::unqualified(&by_id)
+        .into_iter()
+        .map(|u| (u.problem, u.reason))
+        .collect();
+    if problems.is_empty() {
+        return HashMap::new();
+    }
+    let mut said: Vec<&String> = problems.keys().collect();
+    said.sort();
+    for problem in said {
+        let what = match config.variants.keep_unqualified {
+            true => {
+                "asked all the same ([variants] keep_unqualified = true), and left out of the curves"
+            }
+            false => {
+                "its variants are not asked, and it is left out of the curves ([variants] keep_unqualified = true asks them)"
+            }
+        };
+        tracing::warn!("problem `{problem}`: {}; {what}", problems[problem]);
+    }
+    if config.variants.keep_unqualified {
+        return HashMap::new();
+    }
+    let mut skipped = HashMap::new();
+    runnable.retain(|case| {
+        let problem = by_id.get(&*case.question_id).map(|v| &v.of);
+        match problem.and_then(|p| problems.get(p).map(|why| (p, why))) {
+            Some((p, why)) => {
+                skipped.insert(
+                    case.clone(),
+                    format!("not run: problem {p} is unqualified ({why})"),
+                );
+                false
+            }
+            None => true,
+        }
+    });
+    skipped
 }

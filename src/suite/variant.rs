@@ -59,6 +59,27 @@ pub struct Variant {
     /// The seed of a paragraph sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// p_top: one entry per text written for it (or the suite's own), in
+    /// order, each with why the gates refused it (variants/leak.rs).
+    /// Absent in expansions made before the gates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tries: Option<Vec<PTopTry>>,
+    /// p_top: whether one of its texts passed the gates; the variants are
+    /// cut from that one (else from the last written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<bool>,
+    /// p_top: it names the function, which Appendix B asks it not to do
+    /// (counted and shown, never refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names_function: Option<bool>,
+}
+
+/// One text written for a problem's p_top, and what the gates found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PTopTry {
+    /// Why it was refused; null when it passed.
+    pub refused: Option<String>,
 }
 
 impl Variant {
@@ -73,6 +94,9 @@ impl Variant {
             units: None,
             words: None,
             seed: None,
+            tries: None,
+            accepted: None,
+            names_function: None,
         }
     }
 

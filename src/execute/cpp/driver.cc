@@ -13,11 +13,13 @@
 // _exit, quick_exit, a signal handler, std::terminate) or never returning
 // leaves no record, so none of them can pass.
 //
-// With "time" as its second argument (a correct case's timing run), it then
-// times compute() and best() as ParEval's main does (5 runs each, reset()
-// after each, the mean; omp_get_wtime for OpenMP, high_resolution_clock for
-// serial) and writes a second record with both means at offset 128, after
-// both loops have ended. The verdict never depends on this run.
+// With "time" as its second argument (every run of a case: ParEval's
+// harness validates and times in one process), it then times compute() and
+// best() as ParEval's main does (5 runs each, reset() after each, the mean;
+// omp_get_wtime for OpenMP, high_resolution_clock for serial) and writes a
+// second record with both means at offset 128, after both loops have
+// ended. A run whose loops do not end within ParEval's run limit is not
+// valid, as under ParEval's harness.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -4,15 +4,20 @@
 //!
 //! - a ParEval question builds the problem's `cpu.cc` with the candidate
 //!   where it includes `generated-code.hpp`, linked with the project's
-//!   driver `main` (driver.cc), and runs it once per thread count: correct
-//!   only when `validate()` returned true at every one, proven by the
-//!   driver's record (never by what the program prints);
+//!   driver `main` (driver.cc), and runs it once per thread count, as
+//!   ParEval's `drivers/run-all.py` does: `validate()`, then ParEval's
+//!   timing loops, in one process under ParEval's run limit (`[cpp]
+//!   pareval_run_timeout_secs`, its 120 s). Correct only when, at every
+//!   thread count, `validate()` returned true and both timing loops ended
+//!   in time, each proven by the driver's records (never by what the
+//!   program prints); the timings are those same processes' (speed.rs);
 //! - any other C++ question is a whole program, judged by its stdout as a
 //!   Python program's is.
 
 pub mod assemble;
 mod builds;
 mod guard;
+mod judged;
 mod speed;
 mod toolchain;
 mod verdict;
@@ -43,6 +48,7 @@ pub struct Cpp {
     suite_threads: Option<Vec<u32>>,
     toolchain: OnceLock<Result<Toolchain, String>>,
     builds: builds::Builds,
+    judged: judged::Judged,
 }
 
 /// The program's name in its case folder.
@@ -55,6 +61,7 @@ impl Cpp {
             suite_threads,
             toolchain: OnceLock::new(),
             builds: builds::Builds::default(),
+            judged: judged::Judged::default(),
         }
     }
 
@@ -129,43 +136,23 @@ impl Cpp {
                 });
             }
         };
-        let (execution, judgement) = match &question.pareval {
+        let (execution, judgement, speed) = match &question.pareval {
             Some(check) => self.validate(check, &program, sandbox)?,
             None => {
                 let execution = run_program(sandbox, &program, &[], None, LaunchLimits::default())?;
                 let judgement = super::judge::judge_output(&execution, question);
-                (execution, judgement)
+                (execution, judgement, None)
             }
         };
         let execution = ExecutionRecord {
             duration_secs: compiled.duration_secs + execution.duration_secs,
             ..execution
         };
-        let speed = match &question.pareval {
-            Some(check) if judgement.verdict == Verdict::Correct && self.config.speed => {
-                Some(self.measure_speed(check, &program, sandbox))
-            }
-            _ => None,
-        };
         Ok(Ran {
             shown,
             execution,
             judgement,
             speed,
-        })
-    }
-
-    /// ParEval's figures for a correct case, at the largest thread count
-    /// it ran at (speed.rs). A harness failure here leaves the verdict
-    /// alone: the case has no figures, and says why.
-    fn measure_speed(&self, check: &ParEvalCheck, program: &[u8], sandbox: &Sandbox) -> Speed {
-        let threads = self.threads(check).into_iter().max().unwrap_or(1);
-        let timeout = Duration::from_secs_f64(self.config.speed_timeout_secs);
-        speed::measure(program, threads, timeout, sandbox).unwrap_or_else(|e| Speed {
-            threads,
-            time_secs: None,
-            best_secs: None,
-            failed: Some(format!("the harness could not time it: {e}")),
         })
     }
 
@@ -290,34 +277,74 @@ impl Cpp {
     }
 
     /// Runs a ParEval program at each thread count, in order, stopping at
-    /// the first that does not pass (as ParEval's early exit does).
+    /// the first that does not pass (as ParEval's early exit does): each
+    /// run validates, then times `compute` and `best` (speed.rs), under
+    /// ParEval's run limit. The figures of a correct case are its largest
+    /// thread count's. A program judged earlier in the run is that
+    /// judgement again (judged.rs).
     fn validate(
         &self,
         check: &ParEvalCheck,
         program: &[u8],
         sandbox: &Sandbox,
-    ) -> Result<(ExecutionRecord, Judgement), SandboxError> {
+    ) -> Result<judged::Outcome, SandboxError> {
+        let threads = self.threads(check);
+        let key = judged::JudgedKey::of(program, &threads, self.config.pareval_run_timeout_secs);
+        if let Some(outcome) = self.judged.get(key) {
+            return Ok(outcome);
+        }
+        let outcome = self.judge_runs(check, &threads, program, sandbox)?;
+        self.judged.keep(key, &outcome);
+        Ok(outcome)
+    }
+
+    /// [`Cpp::validate`]'s runs, one process per thread count.
+    fn judge_runs(
+        &self,
+        check: &ParEvalCheck,
+        threads: &[u32],
+        program: &[u8],
+        sandbox: &Sandbox,
+    ) -> Result<judged::Outcome, SandboxError> {
+        let limit = Duration::from_secs_f64(self.config.pareval_run_timeout_secs);
+        // CPU time counts every thread: as much as the wall time on each core.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        let limits = LaunchLimits {
+            timeout: Some(limit),
+            memory_mb: None,
+            cpu_secs: Some(limit.as_secs().saturating_add(1).saturating_mul(cores)),
+        };
         let mut total = 0.0;
         let mut ended = None;
-        for t in self.threads(check) {
+        let mut speed: Option<Speed> = None;
+        for &t in threads {
             let proof = ProofFile::new()?;
-            let arg = [OsString::from(t.to_string())];
-            let execution = run_program(
-                sandbox,
-                program,
-                &arg,
-                Some(&proof.file),
-                LaunchLimits::default(),
-            )?;
+            let args = [OsString::from(t.to_string()), OsString::from("time")];
+            let execution = run_program(sandbox, program, &args, Some(&proof.file), limits)?;
             total += execution.duration_secs;
+            let timed = speed::timing_record(&proof)?;
             let run = ThreadRun {
                 threads: t,
                 record: proof.record()?,
+                timed: timed.is_some(),
+                limit_secs: self.config.pareval_run_timeout_secs,
                 execution: &execution,
                 serial: check.parallelism_model == ParallelModel::Serial,
             };
             let failed = thread_verdict(&run);
             let stop = failed.is_some();
+            if let Some((time, best)) = timed
+                && speed.as_ref().is_none_or(|s| s.threads < t)
+            {
+                speed = Some(Speed {
+                    threads: t,
+                    problem: Some(check.name.clone()),
+                    problem_type: Some(check.problem_type.clone()),
+                    time_secs: Some(time),
+                    best_secs: Some(best),
+                    failed: None,
+                });
+            }
             ended = Some((execution, failed));
             if stop {
                 break;
@@ -326,6 +353,7 @@ impl Cpp {
         let (execution, failed) = ended.ok_or_else(|| SandboxError {
             message: "no thread count to run at ([cpp] threads is empty)".into(),
         })?;
+        let speed = if failed.is_none() { speed } else { None };
         let judgement = failed.unwrap_or_else(|| Judgement {
             verdict: Verdict::Correct,
             actual: super::judge::normalise(&execution.stdout),
@@ -335,7 +363,7 @@ impl Cpp {
             duration_secs: total,
             ..execution
         };
-        Ok((execution, judgement))
+        Ok((execution, judgement, speed))
     }
 }
 

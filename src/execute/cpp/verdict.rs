@@ -63,17 +63,25 @@ pub fn first_error(stderr: &str) -> Option<&str> {
         .or_else(|| lines().find(|l| l.contains("error")))
 }
 
-/// One run of a ParEval program.
+/// One run of a ParEval program: `validate()`, then ParEval's timing
+/// loops, in one process under ParEval's run limit (as its
+/// `drivers/run-all.py` runs it).
 pub struct ThreadRun<'a> {
     pub threads: u32,
     /// The driver's record: present only when `validate()` returned.
     pub record: Option<DriverRecord>,
+    /// The driver's timing record: present only when both timing loops
+    /// ended.
+    pub timed: bool,
+    /// ParEval's run limit, in seconds (`[cpp] pareval_run_timeout_secs`).
+    pub limit_secs: f64,
     pub execution: &'a ExecutionRecord,
     pub serial: bool,
 }
 
-/// Why the run does not pass; None when `validate()` returned true and
-/// the program exited with status 0.
+/// Why the run does not pass; None when `validate()` returned true, the
+/// timing loops ended and the program exited with status 0 within the run
+/// limit: what ParEval's harness counts as a valid run.
 pub fn thread_verdict(run: &ThreadRun) -> Option<Judgement> {
     let e = run.execution;
     let at = if run.serial {
@@ -92,17 +100,41 @@ pub fn thread_verdict(run: &ThreadRun) -> Option<Judgement> {
         ""
     };
     let last_err = e.stderr.lines().map(str::trim).rfind(|l| !l.is_empty());
-    let (verdict, detail) = if e.timed_out {
+    let limit = run.limit_secs;
+    let passed = run
+        .record
+        .is_some_and(|r| r.valid && r.threads == run.threads);
+    let (verdict, detail) = if e.timed_out && passed {
         (
             Verdict::Timeout,
             format!(
-                "validate() did not return within {:.1} s{at} (a deadlock or an endless loop); killed",
-                e.duration_secs
+                "validate() passed{at}, but ParEval's timing loops (5 x compute() and 5 x best() \
+                 at the problem's size) did not end within ParEval's run limit of {limit} s \
+                 ([cpp] pareval_run_timeout_secs); killed. ParEval's harness counts such a run \
+                 as not valid: too slow at the problem's size"
+            ),
+        )
+    } else if e.timed_out && run.record.is_none() {
+        (
+            Verdict::Timeout,
+            format!(
+                "validate() did not return within ParEval's run limit of {limit} s{at} (a \
+                 deadlock, an endless loop, or far too slow); killed"
             ),
         )
     } else {
         match (run.record, e.signal, e.exit_code) {
-            (Some(r), None, Some(0)) if r.valid && r.threads == run.threads => return None,
+            (Some(r), None, Some(0)) if r.valid && r.threads == run.threads && run.timed => {
+                return None;
+            }
+            (Some(r), None, Some(0)) if r.valid && r.threads == run.threads => (
+                Verdict::RuntimeError,
+                format!(
+                    "validate() passed{at}, then the program exited with status 0 before \
+                     ParEval's timing loops ended (an exit in compute() or best()): not a run \
+                     ParEval's harness counts"
+                ),
+            ),
             (Some(r), _, _) if !r.valid => (
                 Verdict::WrongAnswer,
                 format!("validate() returned false{at}: the output differs from the reference"),
@@ -194,6 +226,8 @@ mod tests {
         thread_verdict(&ThreadRun {
             threads: 4,
             record,
+            timed: record.is_some_and(|r| r.valid) && !e.timed_out,
+            limit_secs: 120.0,
             execution: e,
             serial: false,
         })
@@ -222,5 +256,41 @@ mod tests {
         let mut hung = exec(None, Some(9), "");
         hung.timed_out = true;
         assert_eq!(run(None, &hung).unwrap().verdict, Verdict::Timeout);
+    }
+
+    /// ParEval's verdict includes its run limit: a reply that validates
+    /// but cannot finish the timing loops in time is not correct, and one
+    /// that leaves them early is not either.
+    #[test]
+    fn validation_alone_is_not_a_pass() {
+        let ok = Some(DriverRecord {
+            valid: true,
+            threads: 4,
+        });
+        let mut slow = exec(None, Some(9), "Validation: PASS\n");
+        slow.timed_out = true;
+        let judged = run(ok, &slow).unwrap();
+        assert_eq!(judged.verdict, Verdict::Timeout);
+        let detail = judged.detail.unwrap();
+        assert!(
+            detail.contains("validate() passed at 4 threads, but ParEval's timing loops"),
+            "{detail}"
+        );
+        assert!(detail.contains("pareval_run_timeout_secs"), "{detail}");
+        let left = thread_verdict(&ThreadRun {
+            threads: 4,
+            record: ok,
+            timed: false,
+            limit_secs: 120.0,
+            execution: &exec(Some(0), None, "Validation: PASS\n"),
+            serial: false,
+        })
+        .unwrap();
+        assert_eq!(left.verdict, Verdict::RuntimeError);
+        assert!(
+            left.detail
+                .unwrap()
+                .contains("before ParEval's timing loops ended")
+        );
     }
 }

@@ -137,6 +137,9 @@ fn partial_order_lines(summary: &Summary) -> String {
                 po.problems
             ),
         });
+        if let Some(line) = po.unqualified_text() {
+            out.push_str(&format!("  ⚠️  {}\n", terminal_safe(&line)));
+        }
     }
     out
 }
@@ -153,10 +156,13 @@ fn speed_lines(summary: &Summary) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "speed of the correct cases (ParEval's T_best / T; reported, never judged):\n",
+        "speed of the correct cases (ParEval's T_best / T, from the runs that judged them):\n",
     );
     for (name, speed) in timed {
         out.push_str(&format!("  {}: {}\n", terminal_safe(name), speed.text()));
+        if let Some(by_type) = speed.by_type_text() {
+            out.push_str(&format!("    {by_type}\n"));
+        }
     }
     out
 }

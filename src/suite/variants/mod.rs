@@ -23,10 +23,12 @@
 
 pub mod appendix_b;
 pub mod derive;
+pub mod leak;
 pub mod parts;
 pub mod store;
 
-pub use crate::suite::variant::{Strategy, Variant};
+use crate::suite::variant;
+pub use crate::suite::variant::{PTopTry, Strategy, Variant};
 use crate::suite::{Question, Suite};
 use parts::Parts;
 
@@ -41,8 +43,15 @@ pub const PER_QUESTION: usize = 2 + SUMMARY_WORDS.len() + 2 * RATIOS.len() * der
 pub trait Writer {
     /// Why a text could not be written.
     type Error: std::error::Error + 'static;
-    /// p_top from the question and its reference (Appendix B).
-    fn p_top(&self, question: &Question, parts: &Parts) -> Result<String, Self::Error>;
+    /// p_top from the question and its reference (Appendix B); `attempt`
+    /// counts from 1, and each later one must be a request of its own (a
+    /// new seed), so that no cache hands back the refused text.
+    fn p_top(
+        &self,
+        question: &Question,
+        parts: &Parts,
+        attempt: u32,
+    ) -> Result<String, Self::Error>;
     /// A summary of `p_top` in at most `words` words.
     fn summary(&self, question: &Question, p_top: &str, words: u32) -> Result<String, Self::Error>;
 }
@@ -70,10 +79,13 @@ pub struct Expanded {
 }
 
 /// Every question without a `variant` becomes its [`PER_QUESTION`]
-/// variants; `seed` decides the paragraph samples.
+/// variants; `seed` decides the paragraph samples, and a p_top the writer
+/// writes is written at most `p_top_tries` times until one passes the
+/// leak gate (leak.rs).
 pub fn expand<W: Writer + ?Sized>(
     suite: &Suite,
     seed: u64,
+    p_top_tries: u32,
     writer: &W,
 ) -> Result<Expanded, VariantsError<W::Error>> {
     let mut questions = Vec::new();
@@ -85,18 +97,10 @@ pub fn expand<W: Writer + ?Sized>(
             continue;
         }
         let parts = Parts::of_question(q);
-        let p_top = match &q.p_top {
-            Some(p) => p.clone(),
-            None => {
-                written += 1;
-                writer
-                    .p_top(q, &parts)
-                    .map_err(|source| VariantsError::PTop {
-                        question: q.id.clone(),
-                        source,
-                    })?
-            }
-        };
+        let gated = gate_p_top(q, &parts, p_top_tries, writer)?;
+        written += gated.written;
+        warnings.extend(gated.warnings);
+        let p_top = gated.text;
         let mut family = Family {
             q,
             parts: &parts,
@@ -107,7 +111,14 @@ pub fn expand<W: Writer + ?Sized>(
         written += family.summaries(&p_top, writer)?;
         warnings.extend(family.paragraph_samples(&p_top, seed));
         family.maskings(&p_top);
-        family.add(Variant::new(&q.id, Strategy::PTop), Some(&p_top));
+        let mut top = Variant::new(&q.id, Strategy::PTop);
+        top.tries = Some(gated.tries);
+        top.accepted = Some(gated.accepted);
+        top.names_function = q
+            .entry_point
+            .as_deref()
+            .map(|entry| leak::names_function(&p_top, entry));
+        family.add(top, Some(&p_top));
     }
     for (i, q) in questions.iter_mut().enumerate() {
         q.index = i + 1;
@@ -120,6 +131,126 @@ pub fn expand<W: Writer + ?Sized>(
         warnings,
         written,
     })
+}
+
+/// The leak gate on an expansion made before it (a stored `variants.json`
+/// whose p_top variants carry no `tries`): each such p_top, as the model
+/// sees it, against its reference, with the family's original prompt as
+/// what the model is shown anyway. A refused one is marked (`tries`,
+/// `accepted: false`), never rewritten; the warnings say which.
+pub fn gate_stored(suite: &mut Suite) -> Vec<String> {
+    let originals: std::collections::HashMap<String, String> = suite
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let v = q.variant.as_deref()?;
+            (v.strategy == Strategy::Original).then(|| (v.of.clone(), q.question.clone()))
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for q in &mut suite.questions {
+        let Some(v) = q.variant.as_deref_mut() else {
+            continue;
+        };
+        if v.strategy != Strategy::PTop || v.tries.is_some() {
+            continue;
+        }
+        let given = originals.get(&v.of).map_or("", String::as_str);
+        if let Some(why) = leak::refusal(&q.question, q.reference.as_deref(), given) {
+            warnings.push(format!(
+                "problem `{}`: the stored p_top is refused by the leak gate: {why}",
+                v.of
+            ));
+            v.tries = Some(vec![variant::PTopTry { refused: Some(why) }]);
+            v.accepted = Some(false);
+        }
+    }
+    warnings
+}
+
+/// A question's p_top after the leak gate: the text the variants are cut
+/// from (the accepted one, else the last written), every try, and what a
+/// reader should know.
+struct GatedPTop {
+    text: String,
+    tries: Vec<variant::PTopTry>,
+    accepted: bool,
+    written: usize,
+    warnings: Vec<String>,
+}
+
+/// The suite's p_top, checked and never rewritten; else the writer's,
+/// written again with a new attempt while the gate refuses it, at most
+/// `tries` times.
+fn gate_p_top<W: Writer + ?Sized>(
+    q: &Question,
+    parts: &Parts,
+    tries: u32,
+    writer: &W,
+) -> Result<GatedPTop, VariantsError<W::Error>> {
+    let check = |text: &str| leak::refusal(text, q.reference.as_deref(), &q.question);
+    if let Some(given) = &q.p_top {
+        let refused = check(given);
+        let warnings = refused
+            .iter()
+            .map(|why| {
+                format!(
+                    "question `{}`: the suite's p_top is refused by the leak gate: {why}; it is \
+                     not rewritten (the suite gave it), and the problem is marked unqualified",
+                    q.id
+                )
+            })
+            .collect();
+        return Ok(GatedPTop {
+            text: given.clone(),
+            accepted: refused.is_none(),
+            tries: vec![variant::PTopTry { refused }],
+            written: 0,
+            warnings,
+        });
+    }
+    let mut gated = GatedPTop {
+        text: String::new(),
+        tries: Vec::new(),
+        accepted: false,
+        written: 0,
+        warnings: Vec::new(),
+    };
+    for attempt in 1..=tries.max(1) {
+        let text = writer
+            .p_top(q, parts, attempt)
+            .map_err(|source| VariantsError::PTop {
+                question: q.id.clone(),
+                source,
+            })?;
+        gated.written += 1;
+        let refused = check(&text);
+        gated.text = text;
+        gated.accepted = refused.is_none();
+        if let Some(why) = &refused {
+            gated.warnings.push(format!(
+                "question `{}`: p_top try {attempt} of {tries} refused by the leak gate: {why}{}",
+                q.id,
+                if attempt < tries {
+                    "; written again"
+                } else {
+                    ""
+                }
+            ));
+        }
+        gated.tries.push(variant::PTopTry { refused });
+        if gated.accepted {
+            break;
+        }
+    }
+    if !gated.accepted {
+        gated.warnings.push(format!(
+            "question `{}`: no p_top passed the leak gate in {tries} tries: its variants are cut \
+             from the last one and the problem is marked unqualified",
+            q.id
+        ));
+    }
+    Ok(gated)
 }
 
 /// The variants of one question, added in the order a suite lists them.
@@ -243,7 +374,7 @@ mod tests {
     struct Echo;
     impl Writer for Echo {
         type Error = std::convert::Infallible;
-        fn p_top(&self, q: &Question, _: &Parts) -> Result<String, Self::Error> {
+        fn p_top(&self, q: &Question, _: &Parts, _: u32) -> Result<String, Self::Error> {
             Ok(format!(
                 "Written for {}.\n\nSecond part. More.\n\nThird.",
                 q.id
@@ -267,7 +398,7 @@ mod tests {
 
     #[test]
     fn each_question_gives_the_papers_41_prompts_plus_the_original() {
-        let e = expand(&suite(), 42, &Echo).unwrap();
+        let e = expand(&suite(), 42, 3, &Echo).unwrap();
         assert_eq!(PER_QUESTION, 42);
         assert_eq!(e.suite.questions.len(), 2 * 42);
         // g had no p_top: written, with its 7 summaries; f only its summaries.
@@ -321,7 +452,7 @@ mod tests {
 
     #[test]
     fn only_the_description_changes() {
-        let e = expand(&suite(), 42, &Echo).unwrap();
+        let e = expand(&suite(), 42, 3, &Echo).unwrap();
         let q = |id: &str| e.suite.questions.iter().find(|q| q.id == id).unwrap();
         assert_eq!(
             q("f.original").question,
@@ -362,13 +493,155 @@ mod tests {
 
     #[test]
     fn variants_are_deterministic_for_a_seed_and_expanding_twice_changes_nothing() {
-        let a = expand(&suite(), 42, &Echo).unwrap().suite;
-        let b = expand(&suite(), 42, &Echo).unwrap().suite;
+        let a = expand(&suite(), 42, 3, &Echo).unwrap().suite;
+        let b = expand(&suite(), 42, 3, &Echo).unwrap().suite;
         assert_eq!(a, b);
-        let other = expand(&suite(), 7, &Echo).unwrap().suite;
+        let other = expand(&suite(), 7, 3, &Echo).unwrap().suite;
         assert_ne!(a, other, "another seed samples other paragraphs");
-        let again = expand(&a, 42, &Echo).unwrap();
+        let again = expand(&a, 42, 3, &Echo).unwrap();
         assert_eq!(again.suite, a);
         assert_eq!(again.written, 0);
+    }
+}
+
+#[cfg(test)]
+mod gate_tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::path::Path;
+
+    /// Writes the texts of `script` in turn (the last one again after
+    /// them), counting the calls and the attempts it was asked for.
+    struct Scripted {
+        script: Vec<&'static str>,
+        attempts: RefCell<Vec<u32>>,
+    }
+
+    impl Writer for Scripted {
+        type Error = std::convert::Infallible;
+        fn p_top(&self, _: &Question, _: &Parts, attempt: u32) -> Result<String, Self::Error> {
+            let mut attempts = self.attempts.borrow_mut();
+            let i = attempts.len().min(self.script.len() - 1);
+            attempts.push(attempt);
+            Ok(self.script[i].to_string())
+        }
+        fn summary(&self, _: &Question, _: &str, _: u32) -> Result<String, Self::Error> {
+            Ok("It adds one.".into())
+        }
+    }
+
+    const LEAKS: &str = "It adds one:\n\n```python\nreturn x + 1\n```\n";
+    const QUOTES: &str = "It does this. result = x + 1 and then return result + 0 here.";
+    const CLEAN: &str = "The function adds one to its argument and returns the sum.";
+
+    fn suite(p_top: Option<&str>) -> Suite {
+        let given = p_top.map_or(String::new(), |p| {
+            format!(", \"p_top\": {}", serde_json::json!(p))
+        });
+        Suite::parse(
+            Path::new("s.json"),
+            format!(
+                r#"{{"t": "{{question}}", "questions": [
+              {{"id": "inc", "question": "def inc(x):\n    \"\"\"Add one.\"\"\"\n", "entry_point": "inc",
+               "tests": "assert inc(1) == 2", "reference": "    result = x + 1\n    return result + 0\n"{given}}}]}}"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    fn p_top_of(e: &Expanded) -> (Variant, String) {
+        let q = e
+            .suite
+            .questions
+            .iter()
+            .find(|q| q.id == "inc.p_top")
+            .unwrap();
+        (*q.variant.clone().unwrap(), q.question.clone())
+    }
+
+    #[test]
+    fn a_leaking_p_top_is_written_again_with_a_new_attempt_until_one_passes() {
+        let writer = Scripted {
+            script: vec![LEAKS, QUOTES, CLEAN],
+            attempts: RefCell::new(Vec::new()),
+        };
+        let e = expand(&suite(None), 42, 3, &writer).unwrap();
+        assert_eq!(*writer.attempts.borrow(), [1, 2, 3]);
+        let (v, text) = p_top_of(&e);
+        assert_eq!(v.accepted, Some(true));
+        let refused: Vec<Option<String>> =
+            v.tries.unwrap().into_iter().map(|t| t.refused).collect();
+        assert!(
+            refused[0].as_deref().unwrap().contains("fenced code block"),
+            "{refused:?}"
+        );
+        assert!(
+            refused[1]
+                .as_deref()
+                .unwrap()
+                .contains("quotes 2 of its reference's 2"),
+            "{refused:?}"
+        );
+        assert_eq!(refused[2], None);
+        assert!(
+            text.contains(CLEAN),
+            "the variants are cut from the accepted text"
+        );
+        assert_eq!(e.written, 3 + 7);
+        assert_eq!(
+            e.warnings
+                .iter()
+                .filter(|w| w.contains("written again"))
+                .count(),
+            2
+        );
+        assert_eq!(v.names_function, Some(false));
+    }
+
+    #[test]
+    fn a_p_top_that_always_leaks_is_kept_as_unaccepted_after_its_tries() {
+        let writer = Scripted {
+            script: vec![LEAKS],
+            attempts: RefCell::new(Vec::new()),
+        };
+        let e = expand(&suite(None), 42, 2, &writer).unwrap();
+        assert_eq!(*writer.attempts.borrow(), [1, 2]);
+        let (v, _) = p_top_of(&e);
+        assert_eq!(v.accepted, Some(false));
+        assert_eq!(v.tries.as_ref().map(Vec::len), Some(2));
+        assert!(
+            e.warnings
+                .iter()
+                .any(|w| w.contains("no p_top passed the leak gate in 2 tries"))
+        );
+        // Every variant is still planned: the names do not depend on the texts.
+        assert_eq!(e.suite.questions.len(), PER_QUESTION);
+    }
+
+    #[test]
+    fn the_suites_own_p_top_is_checked_and_never_rewritten() {
+        let writer = Scripted {
+            script: vec![CLEAN],
+            attempts: RefCell::new(Vec::new()),
+        };
+        let e = expand(&suite(Some(LEAKS)), 42, 3, &writer).unwrap();
+        assert!(writer.attempts.borrow().is_empty(), "never rewritten");
+        let (v, _) = p_top_of(&e);
+        assert_eq!(v.accepted, Some(false));
+        assert!(
+            e.warnings
+                .iter()
+                .any(|w| w.contains("the suite's p_top is refused"))
+        );
+        let e = expand(&suite(Some(CLEAN)), 42, 3, &writer).unwrap();
+        assert_eq!(p_top_of(&e).0.accepted, Some(true));
+        let e = expand(&suite(Some("Call inc(x) to add one.")), 42, 3, &writer).unwrap();
+        assert_eq!(
+            p_top_of(&e).0.names_function,
+            Some(true),
+            "counted, not refused"
+        );
+        assert_eq!(p_top_of(&e).0.accepted, Some(true));
     }
 }

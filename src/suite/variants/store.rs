@@ -113,6 +113,7 @@ mod tests {
                 &self,
                 _: &Question,
                 _: &super::super::parts::Parts,
+                _: u32,
             ) -> Result<String, Self::Error> {
                 Ok("One.\n\nTwo.".into())
             }
@@ -120,7 +121,7 @@ mod tests {
                 Ok("Short.".into())
             }
         }
-        let expanded = super::super::expand(&suite, 1, &Fixed).unwrap().suite;
+        let expanded = super::super::expand(&suite, 1, 3, &Fixed).unwrap().suite;
         let text = serde_json::to_vec_pretty(&to_json(&expanded)).unwrap();
         let back = Suite::parse(Path::new("elsewhere/variants.json"), &text).unwrap();
         assert_eq!(back.stem(), "bench");

@@ -227,7 +227,10 @@ fn rows(summary: &Summary, lang: crate::language::Language) -> Vec<Row> {
             avg_time: r.avg_time_text(),
             tokens: r.tokens_text(),
             pass_at_k: r.pass_at_k_text(),
-            speed: r.speed.as_ref().map(|s| s.text()),
+            speed: r.speed.as_ref().map(|s| match s.by_type_text() {
+                Some(by_type) => format!("{}; {by_type}", s.text()),
+                None => s.text(),
+            }),
             verdict_counts: verdicts
                 .iter()
                 .map(|v| r.error_breakdown.get(v.as_str()).copied().unwrap_or(0))
