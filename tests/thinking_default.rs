@@ -114,6 +114,37 @@ fn accuracy_of_every_prompt(summary: &serde_json::Value) -> Vec<f64> {
         .collect()
 }
 
+/// The run scored one question wrong (the plain model's answers), its
+/// first lines say `model` thinks and what was fitted, and each of its 9
+/// requests carried the fitted budget and window.
+fn assert_fitted_for_reasoning(run: &prompts_cli::Run, server: &StubServer, model: &str) {
+    assert_eq!(
+        run.status,
+        Some(101),
+        "one question is wrong:\n{}",
+        run.both()
+    );
+    let first = run.stdout.split("running").next().unwrap_or_default();
+    let fitted = format!(
+        "{model} thinks (/api/show lists \"thinking\"; think unset: the server's default \
+         applies): llm.num_ctx = 20480, llm.num_predict = 16384, llm.timeout_secs = 1140"
+    );
+    assert!(
+        first.contains(&fitted) && !first.contains("the budget set in harness.toml is kept"),
+        "the first lines say it thinks and what was fitted:\n{}",
+        run.stdout
+    );
+    let sent = options(server);
+    assert_eq!(sent.len(), 9, "{sent:?}");
+    for o in &sent {
+        assert_eq!(
+            (&o["num_predict"], &o["num_ctx"]),
+            (&json!(16384), &json!(20480)),
+            "{o}"
+        );
+    }
+}
+
 fn options(server: &StubServer) -> Vec<serde_json::Value> {
     server
         .requests_to("/api/chat")
@@ -130,27 +161,7 @@ fn a_model_that_says_it_thinks_gets_a_budget_for_reasoning_and_is_judged_on_its_
         &[],
         &[("OLLAMA_HOST", &server.url()), ("INSTA_UPDATE", "always")],
     );
-    assert_eq!(
-        run.status,
-        Some(101),
-        "one question is wrong:\n{}",
-        run.both()
-    );
-    let first = run.stdout.split("running").next().unwrap_or_default();
-    assert!(
-        first.contains(
-            "stub-coder:1.5b thinks (/api/show lists \"thinking\"; think unset: the server's \
-             default applies): llm.num_ctx = 20480, llm.num_predict = 16384, llm.timeout_secs = 1140"
-        ),
-        "the first lines say it and what was chosen:\n{}",
-        run.stdout
-    );
-    let sent = options(&server);
-    assert_eq!(sent.len(), 9, "{sent:?}");
-    for o in &sent {
-        assert_eq!(o["num_predict"], 16384, "{o}");
-        assert_eq!(o["num_ctx"], 20480, "{o}");
-    }
+    assert_fitted_for_reasoning(&run, &server, "stub-coder:1.5b");
     assert!(
         server
             .requests_to("/api/chat")
@@ -305,32 +316,7 @@ fn the_shipped_harness_toml_fits_a_thinking_model_and_keeps_a_plain_ones_request
             ("PROMPTEVAL_MODEL", "gpt-oss:20b"),
         ],
     );
-    assert_eq!(
-        run.status,
-        Some(101),
-        "one question is wrong:\n{}",
-        run.both()
-    );
-    let first = run.stdout.split("running").next().unwrap_or_default();
-    assert!(
-        first.contains(
-            "gpt-oss:20b thinks (/api/show lists \"thinking\"; think unset: the server's \
-             default applies): llm.num_ctx = 20480, llm.num_predict = 16384, llm.timeout_secs = 1140"
-        ),
-        "the first lines say it thinks and what was fitted:\n{}",
-        run.stdout
-    );
-    assert!(
-        !first.contains("the budget set in harness.toml is kept"),
-        "{first}"
-    );
-    for o in options(&server) {
-        assert_eq!(
-            (&o["num_predict"], &o["num_ctx"]),
-            (&json!(16384), &json!(20480)),
-            "{o}"
-        );
-    }
+    assert_fitted_for_reasoning(&run, &server, "gpt-oss:20b");
     let thinking = accuracy_of_every_prompt(&s.summary());
 
     let plain = StubServer::start(|req: &Request| match req.path.as_str() {
