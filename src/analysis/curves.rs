@@ -87,27 +87,12 @@ pub fn partial_order<'a>(
     })
 }
 
-/// The problems whose p_top no text of passed the gates, in id order, with
-/// the last refusal.
+/// The problems whose p_top no text of passed the gates, as the report
+/// lists them (suite::variants::unqualified decides).
 pub fn unqualified(variants: &BTreeMap<String, Variant>) -> Vec<Unqualified> {
-    variants
-        .values()
-        .filter(|v| v.strategy == Strategy::PTop && v.accepted == Some(false))
-        .map(|v| {
-            let tries = v.tries.as_deref().unwrap_or_default();
-            let last = tries
-                .iter()
-                .rev()
-                .find_map(|t| t.refused.clone())
-                .unwrap_or_else(|| "refused".into());
-            Unqualified {
-                problem: v.of.clone(),
-                reason: match tries.len() {
-                    0 | 1 => format!("its p_top was refused: {last}"),
-                    n => format!("none of its {n} p_top texts passed; the last: {last}"),
-                },
-            }
-        })
+    crate::suite::variants::unqualified(variants.values())
+        .into_iter()
+        .map(|(problem, reason)| Unqualified { problem, reason })
         .collect()
 }
 

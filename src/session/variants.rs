@@ -3,7 +3,7 @@
 //! texts), then, as a step of the run's start, the texts the suite lacks
 //! written by the writer model ([`write_texts`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::error::SetupError;
@@ -53,7 +53,7 @@ pub fn planned_suite(
     // checked as a suite's own p_top is: marked, never rewritten. The
     // session says so once per problem, with what follows for its cases
     // ([`unqualified_cases`]).
-    let _said_by_the_session = variants::gate_stored(&mut planned);
+    variants::gate_stored(&mut planned);
     if config.history.enabled && planned.questions.iter().any(|q| q.variant.is_some()) {
         return Err(SetupError::Suite(SuiteError {
             path: planned.path.clone(),
@@ -179,14 +179,13 @@ pub fn unqualified_cases(
     suite: &Suite,
     runnable: &mut Vec<CaseId>,
 ) -> HashMap<CaseId, String> {
-    let by_id: BTreeMap<String, crate::suite::variants::Variant> = suite
+    let by_id: HashMap<&str, &variants::Variant> = suite
         .questions
         .iter()
-        .filter_map(|q| q.variant.as_deref().map(|v| (q.id.clone(), v.clone())))
+        .filter_map(|q| q.variant.as_deref().map(|v| (q.id.as_str(), v)))
         .collect();
-    let problems: HashMap<String, String> = crate::analysis::curves::unqualified(&by_id)
+    let problems: HashMap<String, String> = variants::unqualified(by_id.values().copied())
         .into_iter()
-        .map(|u| (u.problem, u.reason))
         .collect();
     if problems.is_empty() {
         return HashMap::new();

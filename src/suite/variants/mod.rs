@@ -137,8 +137,9 @@ pub fn expand<W: Writer + ?Sized>(
 /// whose p_top variants carry no `tries`): each such p_top, as the model
 /// sees it, against its reference, with the family's original prompt as
 /// what the model is shown anyway. A refused one is marked (`tries`,
-/// `accepted: false`), never rewritten; the warnings say which.
-pub fn gate_stored(suite: &mut Suite) -> Vec<String> {
+/// `accepted: false`), never rewritten; the session says which
+/// ([`unqualified`]).
+pub fn gate_stored(suite: &mut Suite) {
     let originals: std::collections::HashMap<String, String> = suite
         .questions
         .iter()
@@ -147,7 +148,6 @@ pub fn gate_stored(suite: &mut Suite) -> Vec<String> {
             (v.strategy == Strategy::Original).then(|| (v.of.clone(), q.question.clone()))
         })
         .collect();
-    let mut warnings = Vec::new();
     for q in &mut suite.questions {
         let Some(v) = q.variant.as_deref_mut() else {
             continue;
@@ -157,15 +157,32 @@ pub fn gate_stored(suite: &mut Suite) -> Vec<String> {
         }
         let given = originals.get(&v.of).map_or("", String::as_str);
         if let Some(why) = leak::refusal(&q.question, q.reference.as_deref(), given) {
-            warnings.push(format!(
-                "problem `{}`: the stored p_top is refused by the leak gate: {why}",
-                v.of
-            ));
             v.tries = Some(vec![variant::PTopTry { refused: Some(why) }]);
             v.accepted = Some(false);
         }
     }
-    warnings
+}
+
+/// The problems whose p_top no text of passed the gates, in the order
+/// given, each with why (the last refusal): (problem, reason).
+pub fn unqualified<'a>(variants: impl IntoIterator<Item = &'a Variant>) -> Vec<(String, String)> {
+    variants
+        .into_iter()
+        .filter(|v| v.strategy == Strategy::PTop && v.accepted == Some(false))
+        .map(|v| {
+            let tries = v.tries.as_deref().unwrap_or_default();
+            let last = tries
+                .iter()
+                .rev()
+                .find_map(|t| t.refused.clone())
+                .unwrap_or_else(|| "refused".into());
+            let reason = match tries.len() {
+                0 | 1 => format!("its p_top was refused: {last}"),
+                n => format!("none of its {n} p_top texts passed; the last: {last}"),
+            };
+            (v.of.clone(), reason)
+        })
+        .collect()
 }
 
 /// A question's p_top after the leak gate: the text the variants are cut
