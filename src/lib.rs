@@ -11,7 +11,9 @@
 //! config/     harness.toml + environment ─► Config
 //! case        the words every stage shares: CaseId, Verdict, CaseRecord
 //! language/   every line a person reads, in zh or en
-//! suite/      suite JSON ─► Suite (file:line errors); import, variants
+//! suite/      suite JSON ─► Suite (file:line errors); import
+//! variants/   Suite ─► PartialOrderEval's 42 prompts per question (p_top
+//!             through the leak gate, summaries, samples, maskings)
 //! plan/       Suite × rounds × samples ─► cases in trial order; shards
 //! ask/        history + template ─► request ─► window check ─► cache,
 //!             snapshot ─► backend (ollama, openai, replay) ─► reply
@@ -43,6 +45,9 @@ pub mod case;
 pub mod language;
 
 pub mod suite;
+
+// PartialOrderEval's prompt variants: a suite expanded.
+pub mod variants;
 
 pub mod plan;
 

@@ -9,9 +9,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use prompteval::suite::variants::parts::Parts;
-use prompteval::suite::variants::{PER_QUESTION, Strategy, Writer, expand};
 use prompteval::suite::{CodeLanguage, ParallelModel, Question, Suite};
+use prompteval::variants::parts::Parts;
+use prompteval::variants::{PER_QUESTION, Strategy, Writer, expand};
 
 fn load(file: &str) -> Suite {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::stats::{self, SIGNIFICANCE, round_to};
 use crate::results::{PartialOrder, Point, ProblemViolation, Unqualified, Violation};
-use crate::suite::variants::{Strategy, Variant};
+use crate::variants::{Strategy, Variant};
 
 /// (problem, level label) -> [passed, attempts].
 type Counts = BTreeMap<(String, String), [usize; 2]>;
@@ -90,7 +90,7 @@ pub fn partial_order<'a>(
 /// The problems whose p_top no text of passed the gates, as the report
 /// lists them (suite::variants::unqualified decides).
 pub fn unqualified(variants: &BTreeMap<String, Variant>) -> Vec<Unqualified> {
-    crate::suite::variants::unqualified(variants.values())
+    crate::variants::unqualified(variants.values())
         .into_iter()
         .map(|(problem, reason)| Unqualified { problem, reason })
         .collect()
@@ -195,7 +195,7 @@ fn violations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::variants::Strategy::*;
+    use crate::variants::Strategy::*;
 
     fn variant(of: &str, strategy: Strategy, level: Option<f64>, sample: Option<u32>) -> Variant {
         serde_json::from_value(serde_json::json!({
@@ -305,10 +305,10 @@ mod tests {
         let top = variants.get_mut("a.p_top").unwrap();
         top.accepted = Some(false);
         top.tries = Some(vec![
-            crate::suite::variants::PTopTry {
+            crate::variants::PTopTry {
                 refused: Some("it holds a fenced code block (line 3)".into()),
             },
-            crate::suite::variants::PTopTry {
+            crate::variants::PTopTry {
                 refused: Some("it quotes 2 of its reference's 2 code lines".into()),
             },
         ]);

@@ -10,12 +10,12 @@ use std::sync::OnceLock;
 use crate::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
 use crate::case::CaseId;
 use crate::config::{BackendKind, LlmConfig};
-use crate::suite::variants::Writer;
-use crate::suite::variants::appendix_b::{
+use crate::suite::{CodeLanguage, Question};
+use crate::variants::Writer;
+use crate::variants::appendix_b::{
     appendix_b_system, correct_name, cpp_snippet, plain_system, snippet, summary_system,
 };
-use crate::suite::variants::parts::Parts;
-use crate::suite::{CodeLanguage, Question};
+use crate::variants::parts::Parts;
 
 /// The paper's sampling temperatures (Appendix A).
 const P_TOP_TEMPERATURE: f64 = 0.7;

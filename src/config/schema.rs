@@ -167,7 +167,7 @@ pub struct VariantsConfig {
     /// Decides the paragraph samples: the same seed, the same variants.
     pub seed: u64,
     /// Texts the writer may write for one p_top until one passes the leak
-    /// gate (suite/variants/leak.rs), each a request of its own.
+    /// gate (variants/leak.rs), each a request of its own.
     pub p_top_tries: u32,
     /// Ask the variants of a problem whose p_top passed no gate all the
     /// same (they stay out of the curves either way).

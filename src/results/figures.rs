@@ -232,7 +232,7 @@ pub struct PartialOrder {
     pub problems_with_violations: usize,
     pub problems: usize,
     /// Problems left out of the curves and the violations: no p_top of
-    /// theirs passed the gates (suite/variants/leak.rs).
+    /// theirs passed the gates (variants/leak.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unqualified: Vec<Unqualified>,
 }

@@ -53,7 +53,7 @@ pub struct RunInfo {
     /// Question id -> its prompt variant, for the questions that are one
     /// (a run with `[variants]`): what the curves are drawn from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub variants: BTreeMap<String, crate::suite::variants::Variant>,
+    pub variants: BTreeMap<String, crate::variants::Variant>,
     /// The k of the pass@k figures (`pass_at_k` in harness.toml).
     #[serde(default = "default_pass_at_k")]
     pub pass_at_k: Vec<usize>,

@@ -9,8 +9,8 @@ use crate::config::ConfigError;
 use crate::plan::shard::ShardError;
 use crate::sandbox::SandboxError;
 use crate::suite::SuiteError;
-use crate::suite::variants::VariantsError;
 use crate::terminal::progress::ProgressSettingError;
+use crate::variants::VariantsError;
 
 #[derive(Debug)]
 pub enum SetupError {

@@ -818,7 +818,7 @@ fn store_run_info(dir: &Path, info: &RunInfo) -> Result<(), SetupError> {
 /// and for a resume to ask exactly the same prompts.
 fn store_variants(dir: &Path, suite: &Suite) -> Result<(), SetupError> {
     let path = dir.join(variants::STORED);
-    report::write_json(&path, &crate::suite::variants::store::to_json(suite)).map_err(|e| {
+    report::write_json(&path, &crate::variants::store::to_json(suite)).map_err(|e| {
         SetupError::Folder {
             path,
             message: format!("cannot store the prompt variants: {e}"),

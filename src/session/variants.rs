@@ -13,9 +13,9 @@ use crate::ask::variant_writer::{LlmWriter, WriterError};
 use crate::backend::Backend;
 use crate::case::CaseId;
 use crate::config::{BackendKind, Config};
-use crate::suite::variants::parts::Parts;
-use crate::suite::variants::{self, Writer};
 use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
+use crate::variants::parts::Parts;
+use crate::variants::{self, Writer};
 
 /// Seconds a written text may take by default: p_top runs to hundreds of
 /// tokens, at tens of tokens per second on a CPU.

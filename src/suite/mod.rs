@@ -10,7 +10,6 @@ mod error;
 pub mod import;
 mod stream;
 pub mod variant;
-pub mod variants;
 
 pub use error::{
     IdError, MAX_SUITE_BYTES, PromptError, QuestionError, RUN_SETTING_KEYS, SettingsError,

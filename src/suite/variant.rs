@@ -1,6 +1,6 @@
 //! What a variant question is (PartialOrderEval, paper §3.3): its strategy
 //! and detail level, stored with the question in an expanded suite. The
-//! expansion itself is [`crate::suite::variants`].
+//! expansion itself is [`crate::variants`].
 
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@
 //! ask/variant_writer.rs sends them.
 
 use crate::suite::CodeLanguage;
-use crate::suite::variants::parts::Parts;
+use crate::variants::parts::Parts;
 
 /// Appendix B's system prompt; `<C++ or Python, depending on the
 /// language>` is the question's.
