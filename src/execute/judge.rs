@@ -8,6 +8,17 @@ use crate::ask::history::abbreviate;
 use crate::case::{ExecutionRecord, Verdict};
 use crate::suite::{Match, Question};
 
+/// A program run and judged: what the report shows as the program (the
+/// code completed for the question), how it ran and the verdict. Beside
+/// [`Judgement`]: every language's runner makes one.
+pub struct Ran {
+    pub shown: String,
+    pub execution: crate::case::ExecutionRecord,
+    pub judgement: Judgement,
+    /// A correct ParEval case's figures, from the runs that judged it.
+    pub speed: Option<crate::case::Speed>,
+}
+
 /// The judge's decision with a one-line reason for anything but `correct`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {

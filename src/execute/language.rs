@@ -4,24 +4,14 @@
 //! Python and C++ are its two cases; another language is one more arm
 //! here and a module of its own beside `program` (Python) and `cpp`.
 
-use crate::case::{ExecutionRecord, Speed};
 use crate::sandbox::{Sandbox, SandboxError};
 use crate::suite::{CodeLanguage, Question};
 
 use super::cpp::Cpp;
 use super::extract::{self, Extracted};
-use super::judge::{Judgement, judge_question};
+pub use super::judge::Ran;
+use super::judge::judge_question;
 use super::program::{self, Shapes};
-
-/// A program run and judged: what the report shows as the program (the
-/// code completed for the question), how it ran and the verdict.
-pub struct Ran {
-    pub shown: String,
-    pub execution: ExecutionRecord,
-    pub judgement: Judgement,
-    /// A correct ParEval case's runtime figures (never part of the verdict).
-    pub speed: Option<Speed>,
-}
 
 /// Each language's per-run state.
 pub struct Languages {

@@ -35,8 +35,7 @@ use crate::config::CppConfig;
 use crate::sandbox::{CaseFile, Launch, LaunchLimits, Sandbox, SandboxError};
 use crate::suite::{ParEvalCheck, ParallelModel, Question};
 
-use super::judge::Judgement;
-use super::language::Ran;
+use super::judge::{Judgement, Ran};
 pub use toolchain::Toolchain;
 use verdict::{ThreadRun, compile_failure, thread_verdict};
 
