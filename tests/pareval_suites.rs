@@ -11,7 +11,7 @@ use std::path::Path;
 
 use prompteval::suite::{CodeLanguage, ParallelModel, Question, Suite};
 use prompteval::variants::parts::Parts;
-use prompteval::variants::{PER_QUESTION, Strategy, Writer, expand};
+use prompteval::variants::{Gates, PER_QUESTION, Strategy, Writer, expand};
 
 fn load(file: &str) -> Suite {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -120,7 +120,9 @@ fn the_partial_order_varies_only_the_description_comment() {
         ("pareval-omp.json", Some("#include <omp.h>")),
     ] {
         let suite = load(file);
-        let expanded = expand(&suite, 42, 3, &Scripted).unwrap().suite;
+        let expanded = expand(&suite, 42, Gates::leak_only(3), &Scripted)
+            .unwrap()
+            .suite;
         assert_eq!(expanded.questions.len(), 60 * PER_QUESTION, "{file}");
         for q in &suite.questions {
             let open = q.question.rfind("/*").expect("a description comment");
@@ -180,8 +182,15 @@ fn the_partial_order_varies_only_the_description_comment() {
             assert!(p_top.question.contains("It handles the empty case."));
         }
         // The seed decides the samples, the same on every run.
-        let again = expand(&suite, 42, 3, &Scripted).unwrap().suite;
+        let again = expand(&suite, 42, Gates::leak_only(3), &Scripted)
+            .unwrap()
+            .suite;
         assert_eq!(again, expanded);
-        assert_ne!(expand(&suite, 7, 3, &Scripted).unwrap().suite, expanded);
+        assert_ne!(
+            expand(&suite, 7, Gates::leak_only(3), &Scripted)
+                .unwrap()
+                .suite,
+            expanded
+        );
     }
 }

@@ -393,10 +393,10 @@ fn variants_refuse_the_learning_history_and_need_a_p_top_or_a_reference() {
 /// The live run of docs/guide/variants.md (8 HumanEval problems,
 /// Qwen2.5-Coder-1.5B as writer and as model, recorded in
 /// tests/snapshots/humaneval-po8) replays offline from its stored variants
-/// to the same curves, over the 7 problems whose p_top passes the leak
-/// gate: HumanEval_20's quotes its reference in a fenced block, so its 42
-/// cases are not asked (ignored, with the reason) and it is named as left
-/// out.
+/// to the same curves, over all 8 problems: HumanEval_20's first p_top
+/// quoted its reference in a fenced block, and the expansion was made
+/// again through the leak gate (its second try, its 42 cases re-recorded
+/// live).
 #[test]
 fn the_recorded_live_variants_replay_to_their_curves() {
     let s = Scratch::recorded(
@@ -409,39 +409,38 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     let r = &summary["prompt_results"]["appendix_c"];
     assert_eq!(
         (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
-        (Some(215), Some(294)),
+        (Some(216), Some(336)),
         "{summary}"
     );
     let po = &summary["partial_order"]["appendix_c"];
-    assert_eq!(po["problems"], 7);
-    assert_eq!(po["unqualified"][0]["problem"], "HumanEval_20", "{summary}");
+    assert_eq!(po["problems"], 8);
+    assert!(po.get("unqualified").is_none(), "{summary}");
+    // HumanEval_20's first p_top quoted its reference and was written
+    // again; the committed expansion keeps both tries.
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("benches-data/humaneval-po8-variants.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let top = stored["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "HumanEval_20.p_top")
+        .unwrap();
+    assert_eq!(top["variant"]["accepted"], true);
     assert!(
-        po["unqualified"][0]["reason"]
+        top["variant"]["tries"][0]["refused"]
             .as_str()
             .unwrap()
             .contains("fenced code block")
     );
-    assert_eq!(
-        run.stdout
-            .matches("not run: problem HumanEval_20 is unqualified")
-            .count(),
-        42,
-        "each of its cases is reported as not run"
-    );
-    assert!(
-        run.stdout
-            .contains("the curves run over 7 problems; left out"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stderr.contains(
-            "problem `HumanEval_20`: its p_top was refused: it holds a fenced code block"
-        ),
-        "said in the first lines: {}",
-        run.stderr
-    );
-    assert_eq!(po["original"]["pass_at_1"], 0.5714);
+    assert!(!top["question"].as_str().unwrap().contains("```"));
+    assert!(!run.stdout.contains("is unqualified"), "{}", run.stdout);
+    assert_eq!(po["original"]["pass_at_1"], 0.5);
     let curve = |strategy: &str| -> Vec<(String, f64)> {
         po["curves"][strategy]
             .as_array()
@@ -458,10 +457,10 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     let paragraph = curve("paragraph");
     // p_bot: a whole-function reply runs after the preamble (with a stub
     // body under the bare signature), not as a syntax error of the harness.
-    assert_eq!(paragraph.first().unwrap(), &("p_bot".to_string(), 0.2857));
-    assert_eq!(paragraph.last().unwrap(), &("p_top".to_string(), 0.8571));
-    assert_eq!(paragraph[2], ("paragraph_0.4".to_string(), 0.8571));
-    assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5714));
+    assert_eq!(paragraph.first().unwrap(), &("p_bot".to_string(), 0.25));
+    assert_eq!(paragraph.last().unwrap(), &("p_top".to_string(), 0.75));
+    assert_eq!(paragraph[1], ("paragraph_0.2".to_string(), 0.7813));
+    assert_eq!(curve("summary")[1], ("summary_10w".to_string(), 0.5));
     assert_eq!(po["violations"], serde_json::json!([]));
 }
 
@@ -731,4 +730,156 @@ fn a_p_top_that_quotes_its_solution_is_written_again_and_a_problem_never_accepte
     );
     let page = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(page.contains("left out, no p_top of theirs passed the gates: dbl"));
+}
+
+/// The qualification gate end to end (the paper's second gate, §3.2),
+/// with a scripted writer and model: `inc`'s first p_top is solved by 3 of
+/// its 5 samples (below 0.8) and is written again, its second by all 5;
+/// `dbl`'s p_top never helps the model (0 of 5, three tries); `neg`'s is
+/// the suite's own, qualified and never rewritten. Each try is asked 5
+/// times at the gate's temperature, judged in the sandbox; `variants.json`
+/// keeps `passed` and `samples`; nothing of `dbl` is asked as a case.
+#[test]
+fn a_p_top_the_model_cannot_solve_from_is_written_again_and_a_problem_never_qualified_is_left_out()
+{
+    const HALF: &str = "First STEP1 sentence.\n\nThird STEP3 HALFKEY. Also.";
+    const NONE: &str = "First STEP1 sentence.\n\nThird vague. Also.";
+    fn scripted(req: &Request) -> Behaviour {
+        if req.path != "/api/chat" {
+            return Behaviour::Default;
+        }
+        let user = req.last_user_message().unwrap_or("");
+        let seed = req.json["options"]["seed"].as_i64().unwrap_or(0);
+        if system(req).contains("**correct**") {
+            if user.contains("correct_dbl(") {
+                return Behaviour::Reply(NONE.into());
+            }
+            if user.contains("correct_inc(") && seed == 42 {
+                return Behaviour::Reply(HALF.into());
+            }
+        }
+        // The half-helpful text: the model solves it at 3 of the 5 seeds.
+        if user.contains("HALFKEY") && user.contains("def inc") && seed <= 44 {
+            return Behaviour::Reply("```python\n    return x + 1\n```".into());
+        }
+        model(req)
+    }
+    let server = StubServer::start(scripted);
+    let s = scratch(&SUITE.replace("__P_TOP__", &P_TOP.replace('\n', "\\n")));
+    let toml = std::fs::read_to_string(s.path().join("harness.toml")).unwrap();
+    s.write(
+        "harness.toml",
+        &format!("{toml}[variants.qualify]\nsamples = 5\ntemperature = 0.2\n"),
+    );
+    let run = s.prompts(
+        &[],
+        &[("OLLAMA_HOST", &server.url()), ("PROMPTEVAL_QUALIFY", "on")],
+    );
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let chats = server.requests_to("/api/chat");
+    let writes = p_top_requests(&chats);
+    let written = |name: &str| -> Vec<i64> {
+        writes
+            .iter()
+            .filter(|r| {
+                r.last_user_message()
+                    .unwrap_or("")
+                    .contains(&format!("correct_{name}("))
+            })
+            .map(|r| r.json["options"]["seed"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(written("inc"), [42, 43], "refused once by qualification");
+    assert_eq!(written("dbl"), [42, 43, 44], "never qualified: 3 tries");
+    assert!(
+        written("neg").is_empty(),
+        "the suite's own is never rewritten"
+    );
+
+    // The gate's calls: the suite's prompt at the gate's temperature (the
+    // writer's summaries are at 0.2 too), 5 seeds per text.
+    let qualifying: Vec<&Request> = chats
+        .iter()
+        .filter(|r| system(r) == "Complete the function.")
+        .filter(|r| r.json["options"]["temperature"].as_f64() == Some(0.2))
+        .collect();
+    let asked = |function: &str, text: &str| -> Vec<i64> {
+        qualifying
+            .iter()
+            .filter(|r| {
+                let user = r.last_user_message().unwrap_or("");
+                user.contains(function) && user.contains(text)
+            })
+            .map(|r| r.json["options"]["seed"].as_i64().unwrap())
+            .collect()
+    };
+    let seeds = vec![42, 43, 44, 45, 46];
+    assert_eq!(asked("def inc", "HALFKEY"), seeds);
+    assert_eq!(asked("def inc", "STEP3 key"), seeds);
+    assert_eq!(asked("def dbl", "vague").len(), 15);
+    assert_eq!(asked("def neg", "STEP3 key"), seeds);
+    assert_eq!(qualifying.len(), 5 + 5 + 15 + 5, "no other call qualifies");
+
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.run_dir().join("variants.json")).unwrap())
+            .unwrap();
+    let top = |of: &str| -> (Value, String) {
+        let q = stored["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["id"] == format!("{of}.p_top"))
+            .unwrap();
+        (q["variant"].clone(), q["question"].as_str().unwrap().into())
+    };
+    let (inc, inc_text) = top("inc");
+    assert_eq!(inc["accepted"], true, "{inc}");
+    assert_eq!(inc["tries"][0]["passed"], 3);
+    assert_eq!(inc["tries"][0]["samples"], 5);
+    assert!(
+        inc["tries"][0]["refused"].as_str().unwrap().contains(
+            "3 of 5 replies to it passed (pass@1 0.60), below [variants.qualify] min_pass = 0.8"
+        ),
+        "{inc}"
+    );
+    assert_eq!(inc["tries"][1]["refused"], Value::Null);
+    assert_eq!(inc["tries"][1]["passed"], 5);
+    assert!(inc_text.contains("STEP3 key"), "cut from the accepted text");
+    let (dbl, _) = top("dbl");
+    assert_eq!(dbl["accepted"], false, "{dbl}");
+    let tries = dbl["tries"].as_array().unwrap();
+    assert_eq!(tries.len(), 3);
+    assert!(tries.iter().all(|t| t["passed"] == 0 && t["samples"] == 5));
+    let (neg, _) = top("neg");
+    assert_eq!(neg["accepted"], true);
+    assert_eq!(neg["tries"][0]["passed"], 5);
+
+    // dbl's cases are never asked (the model's own temperature is 0).
+    let dbl_cases = chats
+        .iter()
+        .filter(|r| r.json["options"]["temperature"].as_f64() == Some(0.0))
+        .filter(|r| r.last_user_message().unwrap_or("").contains("def dbl"))
+        .count();
+    assert_eq!(dbl_cases, 0);
+    assert_eq!(
+        run.stdout
+            .matches("not run: problem dbl is unqualified")
+            .count(),
+        42
+    );
+    let summary = s.summary();
+    let po = &summary["partial_order"]["complete"];
+    assert_eq!(po["problems"], 2, "{summary}");
+    assert!(
+        po["unqualified"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("below [variants.qualify] min_pass"),
+        "{summary}"
+    );
+    assert!(
+        run.stderr.contains("qualification gate on"),
+        "{}",
+        run.stderr
+    );
 }

@@ -305,11 +305,13 @@ mod tests {
         let top = variants.get_mut("a.p_top").unwrap();
         top.accepted = Some(false);
         top.tries = Some(vec![
+            crate::variants::PTopTry::leak_checked(Some(
+                "it holds a fenced code block (line 3)".into(),
+            )),
             crate::variants::PTopTry {
-                refused: Some("it holds a fenced code block (line 3)".into()),
-            },
-            crate::variants::PTopTry {
-                refused: Some("it quotes 2 of its reference's 2 code lines".into()),
+                refused: Some("4 of 5 replies to it passed".into()),
+                passed: Some(4),
+                samples: Some(5),
             },
         ]);
         let po =
@@ -322,7 +324,7 @@ mod tests {
         assert_eq!(po.unqualified[0].problem, "a");
         assert_eq!(
             po.unqualified[0].reason,
-            "none of its 2 p_top texts passed; the last: it quotes 2 of its reference's 2 code lines"
+            "none of its 2 p_top texts passed; the last: 4 of 5 replies to it passed"
         );
         assert!(po.unqualified_text().unwrap().starts_with(
             "the curves run over 19 problems; left out, no p_top of theirs passed the gates: a ("

@@ -230,27 +230,31 @@ impl Config {
             });
         }
         for (var, key, setting) in [
-            ("PROMPTEVAL_CACHE", ["cache", ""], &mut self.cache),
+            ("PROMPTEVAL_CACHE", &["cache"][..], &mut self.cache),
             (
                 "PROMPTEVAL_HISTORY",
-                ["history", "enabled"],
+                &["history", "enabled"][..],
                 &mut self.history.enabled,
             ),
             (
                 "PROMPTEVAL_VARIANTS",
-                ["variants", "enabled"],
+                &["variants", "enabled"][..],
                 &mut self.variants.enabled,
             ),
             (
+                "PROMPTEVAL_QUALIFY",
+                &["variants", "qualify", "enabled"][..],
+                &mut self.variants.qualify.enabled,
+            ),
+            (
                 "PROMPTEVAL_RACE",
-                ["race", "enabled"],
+                &["race", "enabled"][..],
                 &mut self.race.enabled,
             ),
         ] {
             if let Some((on, v)) = vars.parse(var, on_off, || "expected on or off".into())? {
                 *setting = on;
-                let key: Vec<&str> = key.into_iter().filter(|k| !k.is_empty()).collect();
-                self.sources.env(&key, var, &v);
+                self.sources.env(key, var, &v);
             }
         }
         Ok(())

@@ -173,6 +173,8 @@ pub struct VariantsConfig {
     /// same (they stay out of the curves either way).
     pub keep_unqualified: bool,
     pub writer: WriterConfig,
+    /// The paper's second gate: p_top must be solvable by a model.
+    pub qualify: QualifyConfig,
 }
 
 impl Default for VariantsConfig {
@@ -183,6 +185,7 @@ impl Default for VariantsConfig {
             p_top_tries: 3,
             keep_unqualified: false,
             writer: WriterConfig::default(),
+            qualify: QualifyConfig::default(),
         }
     }
 }
@@ -201,6 +204,42 @@ pub struct WriterConfig {
     /// several hundred tokens, longer than a case's reply (default: 120,
     /// or `llm.timeout_secs` when larger).
     pub timeout_secs: Option<f64>,
+}
+
+/// The qualification gate (`[variants.qualify]`, paper §3.2: every p_top
+/// reaches pass@1 >= 0.8 with a model): each p_top that passed the leak
+/// gate is asked `samples` times with the suite's first prompt and judged
+/// as cases are; below `min_pass` it is written again. The server fields
+/// default to the model under test (the first of a multi-model run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QualifyConfig {
+    /// PROMPTEVAL_QUALIFY=on|off.
+    pub enabled: bool,
+    pub samples: u32,
+    /// The least share of the samples that must pass, in (0, 1].
+    pub min_pass: f64,
+    /// `ollama` or `openai`.
+    pub backend: Option<BackendKind>,
+    pub url: Option<String>,
+    pub model: Option<String>,
+    /// The samples' temperature (default `llm.temperature`): at 0 every
+    /// sample is the same greedy reply, so pass@1 is 0 or 1.
+    pub temperature: Option<f64>,
+}
+
+impl Default for QualifyConfig {
+    fn default() -> Self {
+        QualifyConfig {
+            enabled: false,
+            samples: 5,
+            min_pass: 0.8,
+            backend: None,
+            url: None,
+            model: None,
+            temperature: None,
+        }
+    }
 }
 
 /// How much of the chain's history goes into each prompt.

@@ -112,6 +112,31 @@ impl Config {
                 "`variants.p_top_tries` must be at least 1: it is how many texts the writer may write for one p_top until one passes the leak gate".into(),
             ));
         }
+        let qualify = &self.variants.qualify;
+        if qualify.samples == 0 {
+            return Err(self.file_error(
+                &["variants", "qualify", "samples"],
+                "`variants.qualify.samples` must be at least 1: it is how many replies to each p_top the qualification gate judges".into(),
+            ));
+        }
+        if !(qualify.min_pass > 0.0 && qualify.min_pass <= 1.0) {
+            return Err(self.file_error(
+                &["variants", "qualify", "min_pass"],
+                format!(
+                    "`variants.qualify.min_pass` is {}, outside (0, 1]: it is the least share of the samples that must pass, e.g. 0.8 as in the paper",
+                    qualify.min_pass
+                ),
+            ));
+        }
+        if qualify
+            .temperature
+            .is_some_and(|t| !(t >= 0.0 && t.is_finite()))
+        {
+            return Err(self.file_error(
+                &["variants", "qualify", "temperature"],
+                "`variants.qualify.temperature` must be 0 or more".into(),
+            ));
+        }
         if self.concurrency == 0 {
             return Err(self.file_error(
                 &["concurrency"],

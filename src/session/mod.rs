@@ -15,6 +15,7 @@ mod folder;
 pub mod merge;
 mod model_sources;
 pub mod pipeline;
+mod qualify;
 mod racing;
 mod run_plan;
 pub mod schedule;
@@ -108,9 +109,10 @@ impl Session {
             progress,
             ..
         } = plan;
-        let suite = variants::write_texts(&config, suite, unwritten_variants)?;
-        announce(&config, &suite, &suite_settings, shard, out);
+        // The sandbox first: the qualification gate judges replies in it.
         let sandbox = Sandbox::new(&config.sandbox, &crate::execute::python::RUNTIME)?;
+        let suite = variants::write_texts(&config, suite, unwritten_variants, &sandbox)?;
+        announce(&config, &suite, &suite_settings, shard, out);
         let languages = crate::execute::language::Languages {
             shapes: check_shapes(&sandbox, &suite)?,
             cpp: prepare_cpp(&config, &suite)?,

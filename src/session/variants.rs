@@ -7,12 +7,14 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::error::SetupError;
+use super::qualify::ModelQualifier;
 use super::source::open_cache;
 use crate::ask::cache::CachedBackend;
 use crate::ask::variant_writer::{LlmWriter, WriterError};
 use crate::backend::Backend;
 use crate::case::CaseId;
 use crate::config::{BackendKind, Config};
+use crate::sandbox::Sandbox;
 use crate::suite::{Question, Suite, SuiteError, SuiteProblem};
 use crate::variants::parts::Parts;
 use crate::variants::{self, Writer};
@@ -44,7 +46,14 @@ pub fn planned_suite(
     let (mut planned, unwritten) = match stored {
         Some(path) => (Suite::load(&path)?, None),
         None if config.variants.enabled => (
-            expand(config, &suite, &Unwritten)?.suite,
+            // The names do not depend on the texts, nor on the gates.
+            expand(
+                config,
+                &suite,
+                variants::Gates::leak_only(config.variants.p_top_tries),
+                &Unwritten,
+            )?
+            .suite,
             Some(UnwrittenVariants { base: suite }),
         ),
         None => (suite, None),
@@ -71,11 +80,29 @@ pub fn write_texts(
     config: &Config,
     planned: Suite,
     unwritten: Option<UnwrittenVariants>,
+    sandbox: &Sandbox,
 ) -> Result<Suite, SetupError> {
     let Some(UnwrittenVariants { base }) = unwritten else {
         return Ok(planned);
     };
-    let expanded = expand(config, &base, &writer(config))?;
+    let qualifier = config
+        .variants
+        .qualify
+        .enabled
+        .then(|| qualifier(config, &base, sandbox));
+    if let Some(q) = &qualifier {
+        tracing::info!("{}", q.describe());
+    }
+    let gates = variants::Gates {
+        p_top_tries: config.variants.p_top_tries,
+        qualify: qualifier.as_ref().map(|q| {
+            (
+                q as &dyn variants::Qualify,
+                config.variants.qualify.min_pass,
+            )
+        }),
+    };
+    let expanded = expand(config, &base, gates, &writer(config))?;
     debug_assert!(
         expanded
             .suite
@@ -101,17 +128,14 @@ pub fn write_texts(
 fn expand<W: Writer<Error = WriterError>>(
     config: &Config,
     suite: &Suite,
+    gates: variants::Gates<'_>,
     writer: &W,
 ) -> Result<variants::Expanded, SetupError> {
-    variants::expand(
-        suite,
-        config.variants.seed,
-        config.variants.p_top_tries,
-        writer,
-    )
-    .map_err(|source| SetupError::Variants {
-        suite: suite.path.clone(),
-        source,
+    variants::expand(suite, config.variants.seed, gates, writer).map_err(|source| {
+        SetupError::Variants {
+            suite: suite.path.clone(),
+            source,
+        }
     })
 }
 
@@ -133,15 +157,7 @@ impl Writer for Unwritten {
 /// and model, behind the response cache.
 fn writer(config: &Config) -> LlmWriter {
     let w = &config.variants.writer;
-    let kind = w.backend.unwrap_or(match config.backend {
-        BackendKind::Openai => BackendKind::Openai,
-        _ => BackendKind::Ollama,
-    });
-    let model = w.model.clone().unwrap_or_else(|| config.model.clone());
-    let url = w.url.clone().unwrap_or_else(|| match kind {
-        BackendKind::Openai => config.openai_base_url.clone(),
-        _ => config.ollama_host.clone(),
-    });
+    let (kind, url, model) = server_of(config, w.backend, w.url.as_deref(), w.model.as_deref());
     let for_connect = (config.clone(), model.clone());
     let options = crate::config::LlmConfig {
         timeout_secs: w
@@ -155,18 +171,99 @@ fn writer(config: &Config) -> LlmWriter {
         options,
         Box::new(move || {
             let (config, model) = &for_connect;
-            let backend: Box<dyn Backend> =
-                super::source::server(kind, &url).ok_or(WriterError::Backend(kind))?;
-            backend.check(model).map_err(WriterError::Unreachable)?;
-            Ok(match open_cache(config) {
-                Some(cache) => {
-                    let identity = backend.model_identity().unwrap_or_default();
-                    Box::new(CachedBackend::new(backend, cache, model, identity))
-                }
-                None => backend,
-            })
+            cached_server(config, kind, &url, model)
+                .map_err(WriterError::Unreachable)?
+                .ok_or(WriterError::Backend(kind))
         }),
     )
+}
+
+/// The qualification gate's model per `[variants.qualify]`, defaulting to
+/// the model under test (the first of a multi-model run) on its server,
+/// with its options (the samples' temperature may be the gate's own),
+/// behind the response cache.
+fn qualifier<'a>(config: &Config, base: &'a Suite, sandbox: &'a Sandbox) -> ModelQualifier<'a> {
+    let under_test = config
+        .model_configs()
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| config.clone());
+    let q = &config.variants.qualify;
+    let (kind, url, model) =
+        server_of(&under_test, q.backend, q.url.as_deref(), q.model.as_deref());
+    let mut asking = under_test.clone();
+    if q.model.is_some() {
+        asking.served_model = None;
+    }
+    asking.model = model.clone();
+    if let Some(t) = q.temperature {
+        asking.llm.temperature = t;
+    }
+    let for_connect = under_test;
+    ModelQualifier::new(
+        asking,
+        base,
+        sandbox,
+        Box::new(move || {
+            let server = for_connect.served_model.as_deref().unwrap_or(&model);
+            cached_server(&for_connect, kind, &url, server)
+                .map_err(|e| {
+                    format!(
+                        "the qualifying model is not reachable: {}; configure [variants.qualify] (backend, url, model) or turn it off (PROMPTEVAL_QUALIFY=off)",
+                        e.message
+                    )
+                })?
+                .ok_or_else(|| {
+                    format!(
+                        "[variants.qualify] backend = {kind:?} cannot be asked; use \"ollama\" or \"openai\""
+                    )
+                })
+        }),
+    )
+}
+
+/// Which server and model a helper model (writer, qualifier) asks: its
+/// own keys, else the run's.
+fn server_of(
+    config: &Config,
+    backend: Option<BackendKind>,
+    url: Option<&str>,
+    model: Option<&str>,
+) -> (BackendKind, String, String) {
+    let kind = backend.unwrap_or(match config.backend {
+        BackendKind::Openai => BackendKind::Openai,
+        _ => BackendKind::Ollama,
+    });
+    let model = model.map_or_else(|| config.model.clone(), str::to_string);
+    let url = url.map_or_else(
+        || match kind {
+            BackendKind::Openai => config.openai_base_url.clone(),
+            _ => config.ollama_host.clone(),
+        },
+        str::to_string,
+    );
+    (kind, url, model)
+}
+
+/// The server at `url` after its connection test for `model`, behind the
+/// response cache when it is on; `None` for a kind that asks no server.
+fn cached_server(
+    config: &Config,
+    kind: BackendKind,
+    url: &str,
+    model: &str,
+) -> Result<Option<Box<dyn Backend>>, crate::backend::ConnectError> {
+    let Some(backend) = super::source::server(kind, url) else {
+        return Ok(None);
+    };
+    backend.check(model)?;
+    Ok(Some(match open_cache(config) {
+        Some(cache) => {
+            let identity = backend.model_identity().unwrap_or_default();
+            Box::new(CachedBackend::new(backend, cache, model, identity))
+        }
+        None => backend,
+    }))
 }
 
 /// The selected cases of problems whose p_top passed no gate, taken out of

@@ -80,6 +80,24 @@ pub struct Variant {
 pub struct PTopTry {
     /// Why it was refused; null when it passed.
     pub refused: Option<String>,
+    /// Qualified (`[variants.qualify]`): how many of `samples` replies to
+    /// it passed. Absent when the qualification gate did not ask (it was
+    /// off, or the leak gate refused the text first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u32>,
+}
+
+impl PTopTry {
+    /// A text the leak gate judged, not qualified.
+    pub fn leak_checked(refused: Option<String>) -> PTopTry {
+        PTopTry {
+            refused,
+            passed: None,
+            samples: None,
+        }
+    }
 }
 
 impl Variant {

@@ -56,12 +56,48 @@ pub trait Writer {
     fn summary(&self, question: &Question, p_top: &str, words: u32) -> Result<String, Self::Error>;
 }
 
+/// How many of the replies to a p_top passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qualified {
+    pub passed: u32,
+    pub samples: u32,
+}
+
+/// The qualification gate's model (paper §3.2): asks the p_top variant
+/// question and judges the replies exactly as cases are judged.
+pub trait Qualify {
+    /// `attempt` is the p_top try (from 1), for the calls' names.
+    fn qualify(&self, p_top: &Question, attempt: u32) -> Result<Qualified, String>;
+}
+
+/// The gates a p_top passes before any variant is cut from it: the leak
+/// gate always, the qualification gate when given (with its `min_pass`).
+#[derive(Clone, Copy)]
+pub struct Gates<'a> {
+    pub p_top_tries: u32,
+    pub qualify: Option<(&'a dyn Qualify, f64)>,
+}
+
+impl Gates<'_> {
+    /// The leak gate alone.
+    pub fn leak_only(p_top_tries: u32) -> Gates<'static> {
+        Gates {
+            p_top_tries,
+            qualify: None,
+        }
+    }
+}
+
 /// A text the variants of question `question` (its id) need could not be
 /// written; `source` is the writer's reason.
 #[derive(Debug, thiserror::Error)]
 pub enum VariantsError<E> {
     #[error("question `{question}`: writing its p_top: {source}")]
     PTop { question: String, source: E },
+    /// The qualification gate could not judge (the server or the sandbox
+    /// failed): never counted as the p_top failing.
+    #[error("question `{question}`: qualifying its p_top: {reason}")]
+    Qualify { question: String, reason: String },
     #[error("question `{question}`: writing its {words}-word summary: {source}")]
     Summary {
         question: String,
@@ -80,12 +116,12 @@ pub struct Expanded {
 
 /// Every question without a `variant` becomes its [`PER_QUESTION`]
 /// variants; `seed` decides the paragraph samples, and a p_top the writer
-/// writes is written at most `p_top_tries` times until one passes the
-/// leak gate (leak.rs).
+/// writes is written at most `gates.p_top_tries` times until one passes the
+/// leak gate (leak.rs) and, when on, the qualification gate.
 pub fn expand<W: Writer + ?Sized>(
     suite: &Suite,
     seed: u64,
-    p_top_tries: u32,
+    gates: Gates<'_>,
     writer: &W,
 ) -> Result<Expanded, VariantsError<W::Error>> {
     let mut questions = Vec::new();
@@ -97,7 +133,7 @@ pub fn expand<W: Writer + ?Sized>(
             continue;
         }
         let parts = Parts::of_question(q);
-        let gated = gate_p_top(q, &parts, p_top_tries, writer)?;
+        let gated = gate_p_top(q, &parts, gates, writer)?;
         written += gated.written;
         warnings.extend(gated.warnings);
         let p_top = gated.text;
@@ -157,7 +193,7 @@ pub fn gate_stored(suite: &mut Suite) {
         }
         let given = originals.get(&v.of).map_or("", String::as_str);
         if let Some(why) = leak::refusal(&q.question, q.reference.as_deref(), given) {
-            v.tries = Some(vec![variant::PTopTry { refused: Some(why) }]);
+            v.tries = Some(vec![variant::PTopTry::leak_checked(Some(why))]);
             v.accepted = Some(false);
         }
     }
@@ -197,22 +233,23 @@ struct GatedPTop {
 }
 
 /// The suite's p_top, checked and never rewritten; else the writer's,
-/// written again with a new attempt while the gate refuses it, at most
-/// `tries` times.
+/// written again with a new attempt while a gate refuses it, at most
+/// `gates.p_top_tries` times.
 fn gate_p_top<W: Writer + ?Sized>(
     q: &Question,
     parts: &Parts,
-    tries: u32,
+    gates: Gates<'_>,
     writer: &W,
 ) -> Result<GatedPTop, VariantsError<W::Error>> {
-    let check = |text: &str| leak::refusal(text, q.reference.as_deref(), &q.question);
+    let tries = gates.p_top_tries.max(1);
     if let Some(given) = &q.p_top {
-        let refused = check(given);
-        let warnings = refused
+        let (tried, gate) = judge_p_top(q, parts, given, 1, gates)?;
+        let warnings = tried
+            .refused
             .iter()
             .map(|why| {
                 format!(
-                    "question `{}`: the suite's p_top is refused by the leak gate: {why}; it is \
+                    "question `{}`: the suite's p_top is refused by the {gate}: {why}; it is \
                      not rewritten (the suite gave it), and the problem is marked unqualified",
                     q.id
                 )
@@ -220,8 +257,8 @@ fn gate_p_top<W: Writer + ?Sized>(
             .collect();
         return Ok(GatedPTop {
             text: given.clone(),
-            accepted: refused.is_none(),
-            tries: vec![variant::PTopTry { refused }],
+            accepted: tried.refused.is_none(),
+            tries: vec![tried],
             written: 0,
             warnings,
         });
@@ -233,7 +270,7 @@ fn gate_p_top<W: Writer + ?Sized>(
         written: 0,
         warnings: Vec::new(),
     };
-    for attempt in 1..=tries.max(1) {
+    for attempt in 1..=tries {
         let text = writer
             .p_top(q, parts, attempt)
             .map_err(|source| VariantsError::PTop {
@@ -241,12 +278,12 @@ fn gate_p_top<W: Writer + ?Sized>(
                 source,
             })?;
         gated.written += 1;
-        let refused = check(&text);
+        let (tried, gate) = judge_p_top(q, parts, &text, attempt, gates)?;
         gated.text = text;
-        gated.accepted = refused.is_none();
-        if let Some(why) = &refused {
+        gated.accepted = tried.refused.is_none();
+        if let Some(why) = &tried.refused {
             gated.warnings.push(format!(
-                "question `{}`: p_top try {attempt} of {tries} refused by the leak gate: {why}{}",
+                "question `{}`: p_top try {attempt} of {tries} refused by the {gate}: {why}{}",
                 q.id,
                 if attempt < tries {
                     "; written again"
@@ -255,19 +292,81 @@ fn gate_p_top<W: Writer + ?Sized>(
                 }
             ));
         }
-        gated.tries.push(variant::PTopTry { refused });
+        gated.tries.push(tried);
         if gated.accepted {
             break;
         }
     }
     if !gated.accepted {
         gated.warnings.push(format!(
-            "question `{}`: no p_top passed the leak gate in {tries} tries: its variants are cut \
+            "question `{}`: no p_top passed the gates in {tries} tries: its variants are cut \
              from the last one and the problem is marked unqualified",
             q.id
         ));
     }
     Ok(gated)
+}
+
+/// One p_top text through the gates: the leak gate, then (when on and
+/// the text did not leak) the qualification gate; the try as kept, and
+/// which gate refused it.
+fn judge_p_top<E>(
+    q: &Question,
+    parts: &Parts,
+    text: &str,
+    attempt: u32,
+    gates: Gates<'_>,
+) -> Result<(variant::PTopTry, &'static str), VariantsError<E>> {
+    if let Some(why) = leak::refusal(text, q.reference.as_deref(), &q.question) {
+        return Ok((variant::PTopTry::leak_checked(Some(why)), "leak gate"));
+    }
+    let Some((qualifier, min_pass)) = gates.qualify else {
+        return Ok((variant::PTopTry::leak_checked(None), "leak gate"));
+    };
+    let asked = variant_question(q, parts, Variant::new(&q.id, Strategy::PTop), Some(text));
+    let Qualified { passed, samples } =
+        qualifier
+            .qualify(&asked, attempt)
+            .map_err(|reason| VariantsError::Qualify {
+                question: q.id.clone(),
+                reason,
+            })?;
+    let rate = f64::from(passed) / f64::from(samples.max(1));
+    // A share is compared with a margin, so 4 of 5 meets 0.8.
+    let refused = (samples == 0 || rate + 1e-9 < min_pass).then(|| {
+        format!(
+            "{passed} of {samples} replies to it passed (pass@1 {rate:.2}), below \
+             [variants.qualify] min_pass = {min_pass}"
+        )
+    });
+    Ok((
+        variant::PTopTry {
+            refused,
+            passed: Some(passed),
+            samples: Some(samples),
+        },
+        "qualification gate",
+    ))
+}
+
+/// The question of one variant: `q` with the variant's id, its
+/// description (the original's own text for the original) and the
+/// variant's facts.
+fn variant_question(
+    q: &Question,
+    parts: &Parts,
+    variant: Variant,
+    description: Option<&str>,
+) -> Question {
+    let mut v = q.clone();
+    v.id = format!("{}.{}", q.id, variant.name());
+    v.question = match variant.strategy {
+        Strategy::Original => q.question.clone(),
+        _ => parts.render(description),
+    };
+    v.p_top = None;
+    v.variant = Some(Box::new(variant));
+    v
 }
 
 /// The variants of one question, added in the order a suite lists them.
@@ -279,16 +378,8 @@ struct Family<'a> {
 
 impl Family<'_> {
     fn add(&mut self, variant: Variant, description: Option<&str>) {
-        let q = self.q;
-        let mut v = q.clone();
-        v.id = format!("{}.{}", q.id, variant.name());
-        v.question = match variant.strategy {
-            Strategy::Original => q.question.clone(),
-            _ => self.parts.render(description),
-        };
-        v.p_top = None;
-        v.variant = Some(Box::new(variant));
-        self.out.push(v);
+        self.out
+            .push(variant_question(self.q, self.parts, variant, description));
     }
 
     /// One summary of p_top per length in [`SUMMARY_WORDS`], by the writer;
@@ -415,7 +506,7 @@ mod tests {
 
     #[test]
     fn each_question_gives_the_papers_41_prompts_plus_the_original() {
-        let e = expand(&suite(), 42, 3, &Echo).unwrap();
+        let e = expand(&suite(), 42, Gates::leak_only(3), &Echo).unwrap();
         assert_eq!(PER_QUESTION, 42);
         assert_eq!(e.suite.questions.len(), 2 * 42);
         // g had no p_top: written, with its 7 summaries; f only its summaries.
@@ -469,7 +560,7 @@ mod tests {
 
     #[test]
     fn only_the_description_changes() {
-        let e = expand(&suite(), 42, 3, &Echo).unwrap();
+        let e = expand(&suite(), 42, Gates::leak_only(3), &Echo).unwrap();
         let q = |id: &str| e.suite.questions.iter().find(|q| q.id == id).unwrap();
         assert_eq!(
             q("f.original").question,
@@ -510,12 +601,18 @@ mod tests {
 
     #[test]
     fn variants_are_deterministic_for_a_seed_and_expanding_twice_changes_nothing() {
-        let a = expand(&suite(), 42, 3, &Echo).unwrap().suite;
-        let b = expand(&suite(), 42, 3, &Echo).unwrap().suite;
+        let a = expand(&suite(), 42, Gates::leak_only(3), &Echo)
+            .unwrap()
+            .suite;
+        let b = expand(&suite(), 42, Gates::leak_only(3), &Echo)
+            .unwrap()
+            .suite;
         assert_eq!(a, b);
-        let other = expand(&suite(), 7, 3, &Echo).unwrap().suite;
+        let other = expand(&suite(), 7, Gates::leak_only(3), &Echo)
+            .unwrap()
+            .suite;
         assert_ne!(a, other, "another seed samples other paragraphs");
-        let again = expand(&a, 42, 3, &Echo).unwrap();
+        let again = expand(&a, 42, Gates::leak_only(3), &Echo).unwrap();
         assert_eq!(again.suite, a);
         assert_eq!(again.written, 0);
     }
@@ -583,7 +680,7 @@ mod gate_tests {
             script: vec![LEAKS, QUOTES, CLEAN],
             attempts: RefCell::new(Vec::new()),
         };
-        let e = expand(&suite(None), 42, 3, &writer).unwrap();
+        let e = expand(&suite(None), 42, Gates::leak_only(3), &writer).unwrap();
         assert_eq!(*writer.attempts.borrow(), [1, 2, 3]);
         let (v, text) = p_top_of(&e);
         assert_eq!(v.accepted, Some(true));
@@ -622,7 +719,7 @@ mod gate_tests {
             script: vec![LEAKS],
             attempts: RefCell::new(Vec::new()),
         };
-        let e = expand(&suite(None), 42, 2, &writer).unwrap();
+        let e = expand(&suite(None), 42, Gates::leak_only(2), &writer).unwrap();
         assert_eq!(*writer.attempts.borrow(), [1, 2]);
         let (v, _) = p_top_of(&e);
         assert_eq!(v.accepted, Some(false));
@@ -630,7 +727,7 @@ mod gate_tests {
         assert!(
             e.warnings
                 .iter()
-                .any(|w| w.contains("no p_top passed the leak gate in 2 tries"))
+                .any(|w| w.contains("no p_top passed the gates in 2 tries"))
         );
         // Every variant is still planned: the names do not depend on the texts.
         assert_eq!(e.suite.questions.len(), PER_QUESTION);
@@ -642,7 +739,7 @@ mod gate_tests {
             script: vec![CLEAN],
             attempts: RefCell::new(Vec::new()),
         };
-        let e = expand(&suite(Some(LEAKS)), 42, 3, &writer).unwrap();
+        let e = expand(&suite(Some(LEAKS)), 42, Gates::leak_only(3), &writer).unwrap();
         assert!(writer.attempts.borrow().is_empty(), "never rewritten");
         let (v, _) = p_top_of(&e);
         assert_eq!(v.accepted, Some(false));
@@ -651,14 +748,86 @@ mod gate_tests {
                 .iter()
                 .any(|w| w.contains("the suite's p_top is refused"))
         );
-        let e = expand(&suite(Some(CLEAN)), 42, 3, &writer).unwrap();
+        let e = expand(&suite(Some(CLEAN)), 42, Gates::leak_only(3), &writer).unwrap();
         assert_eq!(p_top_of(&e).0.accepted, Some(true));
-        let e = expand(&suite(Some("Call inc(x) to add one.")), 42, 3, &writer).unwrap();
+        let e = expand(
+            &suite(Some("Call inc(x) to add one.")),
+            42,
+            Gates::leak_only(3),
+            &writer,
+        )
+        .unwrap();
         assert_eq!(
             p_top_of(&e).0.names_function,
             Some(true),
             "counted, not refused"
         );
         assert_eq!(p_top_of(&e).0.accepted, Some(true));
+    }
+
+    /// Passes the texts it is given, `passed` of 5 each; counts its calls.
+    struct Model {
+        passed: Vec<u32>,
+        asked: RefCell<Vec<String>>,
+    }
+
+    impl Qualify for Model {
+        fn qualify(&self, p_top: &Question, _: u32) -> Result<Qualified, String> {
+            let mut asked = self.asked.borrow_mut();
+            let passed = *self.passed.get(asked.len()).ok_or("server down")?;
+            asked.push(p_top.question.clone());
+            Ok(Qualified { passed, samples: 5 })
+        }
+    }
+
+    #[test]
+    fn the_qualification_gate_asks_only_texts_that_did_not_leak_and_four_of_five_meets_0_8() {
+        let writer = Scripted {
+            script: vec![LEAKS, CLEAN, CLEAN],
+            attempts: RefCell::new(Vec::new()),
+        };
+        let model = Model {
+            passed: vec![3, 4],
+            asked: RefCell::new(Vec::new()),
+        };
+        let gates = Gates {
+            p_top_tries: 3,
+            qualify: Some((&model, 0.8)),
+        };
+        let e = expand(&suite(None), 42, gates, &writer).unwrap();
+        assert_eq!(*writer.attempts.borrow(), [1, 2, 3]);
+        let asked = model.asked.borrow();
+        assert_eq!(asked.len(), 2, "the leaking text is never asked");
+        assert!(asked[0].contains(CLEAN) && asked[0].starts_with("def inc(x):"));
+        let (v, _) = p_top_of(&e);
+        let tries = v.tries.unwrap();
+        assert_eq!(tries[0].passed, None);
+        assert_eq!((tries[1].passed, tries[1].samples), (Some(3), Some(5)));
+        assert!(tries[1].refused.as_deref().unwrap().contains("below"));
+        assert_eq!(tries[2].refused, None, "4 of 5 is pass@1 0.8");
+        assert_eq!(v.accepted, Some(true));
+    }
+
+    #[test]
+    fn a_qualification_that_cannot_judge_stops_the_expansion() {
+        let writer = Scripted {
+            script: vec![CLEAN],
+            attempts: RefCell::new(Vec::new()),
+        };
+        let model = Model {
+            passed: vec![],
+            asked: RefCell::new(Vec::new()),
+        };
+        let gates = Gates {
+            p_top_tries: 3,
+            qualify: Some((&model, 0.8)),
+        };
+        let Err(e) = expand(&suite(None), 42, gates, &writer) else {
+            panic!("a failed call is not the p_top failing");
+        };
+        assert_eq!(
+            e.to_string(),
+            "question `inc`: qualifying its p_top: server down"
+        );
     }
 }

@@ -121,7 +121,9 @@ mod tests {
                 Ok("Short.".into())
             }
         }
-        let expanded = super::super::expand(&suite, 1, 3, &Fixed).unwrap().suite;
+        let expanded = super::super::expand(&suite, 1, super::super::Gates::leak_only(3), &Fixed)
+            .unwrap()
+            .suite;
         let text = serde_json::to_vec_pretty(&to_json(&expanded)).unwrap();
         let back = Suite::parse(Path::new("elsewhere/variants.json"), &text).unwrap();
         assert_eq!(back.stem(), "bench");
