@@ -60,11 +60,19 @@ The output (what ParEval's generation step hands to run-all.py), --extract:
     clean_instruct_output applied to the reply (the `extract` column).
   * instruct: ParEval's generate/utils.py clean_instruct_output(reply,
     prompt, response_tag) (the reply prefixed with the response tag, as the
-    HF pipeline's text holds it) -- the rule prompteval's docs cite.
+    HF pipeline's text holds it) -- the rule prompteval's docs cite.  Where
+    that gives prompteval's program but for trailing white space, the
+    journal's bytes are judged (so the cache is shared with `journal`).
   * openai: ParEval's generate/generate-openai.py postprocess(prompt, reply)
     -- what ParEval itself does with replies to this chat prompt (the
     system/user templates prompteval's pareval_chat uses are that script's).
   Both functions are loaded from the checkout's source (not copied).
+  Known effect (2026-11 check): for a reply that is a ```cpp block holding
+  only the body, clean_instruct_output's regex r"```\n(.*?)\n```" does not
+  match, its fallback keeps "cpp\n...\n```" and the build fails on a stray
+  '`'; prompteval takes the block's text instead.  generate-openai.py's
+  postprocess keeps a whole-function reply whole, so it nests in the
+  prompt's signature and never builds.
 
 Verdict classes from ParEval's result (first failing run decides the class;
 only correct / not correct must agree strictly):
@@ -383,6 +391,11 @@ def main():
                 output, src = prog[len(head):], "journal"
         elif args.extract == "instruct":
             output, src = inst, "instruct"
+            if inst is not None and prog is not None and prog.startswith(head) \
+                    and prog.rstrip() == (head + inst).rstrip():
+                # the same program but for trailing white space: judge the
+                # journal's bytes (shares the cache with --extract journal)
+                output, src = prog[len(head):], "instruct (= journal program)"
         else:
             output, src = pe.openai["postprocess"](prompt, reply), "openai"
         if output is None:
@@ -486,7 +499,7 @@ def main():
         print()
         print("cases whose program differs from ParEval's clean_instruct_output extraction:")
         for r in xdiff:
-            print(f"   {r['name']} (ours {r['ours']}, ParEval on our program {r['pareval']})")
+            print(f"   {r['name']} (ours {r['ours']}, ParEval with --extract {args.extract}: {r['pareval']})")
     print(f"\nwall time {time.monotonic() - t_start:.0f} s")
     if args.out:
         json.dump({"journal": args.journal, "suite": args.suite, "extract": args.extract,
