@@ -199,14 +199,16 @@ fn qualifier<'a>(config: &Config, base: &'a Suite, sandbox: &'a Sandbox) -> Mode
     if let Some(t) = q.temperature {
         asking.llm.temperature = t;
     }
+    // The name the server knows: the gate's own model, else the model
+    // under test's served name.
+    let server = asking.served_model.clone().unwrap_or_else(|| model.clone());
     let for_connect = under_test;
     ModelQualifier::new(
         asking,
         base,
         sandbox,
         Box::new(move || {
-            let server = for_connect.served_model.as_deref().unwrap_or(&model);
-            cached_server(&for_connect, kind, &url, server)
+            cached_server(&for_connect, kind, &url, &server)
                 .map_err(|e| {
                     format!(
                         "the qualifying model is not reachable: {}; configure [variants.qualify] (backend, url, model) or turn it off (PROMPTEVAL_QUALIFY=off)",
