@@ -10,6 +10,8 @@
 //! cargo run -- compare result/test_A result/test_B [--html page.html]
 //! cargo run -- merge part1/test_X part2/test_Y --out result/merged
 //! cargo run -- baseline result/test_X --out baseline.toml
+//! cargo run -- themes texts benches-data/humaneval-po8-variants.json
+//! cargo run -- themes agree --labels benches-data/themes-hand-labeled.json
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -71,6 +73,11 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The theme labels of prompt variants (`[variants.themes]`).
+    Themes {
+        #[command(subcommand)]
+        action: ThemesAction,
+    },
     /// Join the run folders of a sharded run's parts (PROMPTEVAL_SHARD=k/n)
     /// into one run folder with one report.
     Merge {
@@ -80,6 +87,36 @@ enum Command {
         /// The merged run folder (new).
         #[arg(long)]
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum ThemesAction {
+    /// Print each variant's description as the labeler sees it, and each
+    /// p_top's sentences, as JSON: the texts to label by hand.
+    Texts {
+        /// An expanded suite (a run's variants.json).
+        suite: PathBuf,
+    },
+    /// Ask the labeler of harness.toml's `[variants.themes]` (PROMPTEVAL_*
+    /// apply) every text of a hand-labeled set, and print its agreement
+    /// with the hand per theme and overall (Cohen's kappa).
+    Agree {
+        /// The hand-labeled set (benches-data/themes-hand-labeled.json).
+        #[arg(long)]
+        labels: PathBuf,
+        /// Also write the figures as JSON here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Give the p_top of an expanded suite the sentence labels of a
+    /// hand-labeled set (`sentences_by` says so), in place of a labeler's
+    /// that cannot be trusted: the ablations are then cut from them.
+    Apply {
+        #[arg(long)]
+        labels: PathBuf,
+        /// The expanded suite, rewritten in place.
+        suite: PathBuf,
     },
 }
 
@@ -164,6 +201,15 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
         } => import_pareval(&from, &models, &out),
         Command::Merge { parts, out } => merge(&parts, &out),
         Command::Baseline { run, out } => baseline(&run, &out),
+        Command::Themes {
+            action: ThemesAction::Texts { suite },
+        } => theme_texts(&suite),
+        Command::Themes {
+            action: ThemesAction::Agree { labels, out },
+        } => theme_agreement(&labels, out.as_deref()),
+        Command::Themes {
+            action: ThemesAction::Apply { labels, suite },
+        } => apply_hand_sentences(&labels, &suite),
         Command::Compare {
             run_a,
             run_b,
@@ -333,4 +379,65 @@ fn cache_dir() -> Result<PathBuf, NoCacheFolder> {
     let var = |name| std::env::var(name).ok();
     ResponseCache::default_dir(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
         .ok_or(NoCacheFolder)
+}
+
+/// Each variant's description and each p_top's sentences, as JSON.
+fn theme_texts(suite: &Path) -> Result<Done, Box<dyn std::error::Error>> {
+    use prompteval::variants::{Strategy, derive, parts::Parts};
+    let suite = prompteval::suite::Suite::load(suite)?;
+    let mut descriptions = Vec::new();
+    let mut sentences = Vec::new();
+    for q in &suite.questions {
+        let Some(v) = q.variant.as_deref() else {
+            continue;
+        };
+        let text = Parts::of_question(q).description;
+        if v.strategy == Strategy::PTop {
+            let split: Vec<&str> = derive::sentences(&text).iter().map(|s| s.text).collect();
+            sentences.push(serde_json::json!({"problem": v.of, "sentences": split}));
+        }
+        descriptions.push(serde_json::json!({"id": q.id, "text": text, "themes": v.themes}));
+    }
+    Ok(serde_json::to_string_pretty(
+        &serde_json::json!({"descriptions": descriptions, "sentences": sentences}),
+    )?
+    .into())
+}
+
+/// The configured labeler against the hand-labeled set.
+fn theme_agreement(labels: &Path, out: Option<&Path>) -> Result<Done, Box<dyn std::error::Error>> {
+    use prompteval::variants::themes::agreement::{HandLabeled, measure};
+    let set = HandLabeled::load(labels)?;
+    let cwd = std::env::current_dir()?;
+    let config = prompteval::config::Config::load(&prompteval::config::ProcessEnv, &cwd)?;
+    let labeler = prompteval::session::theme_labeler(&config);
+    let report = measure(&set, &labeler, labeler.model())?;
+    if let Some(out) = out {
+        std::fs::write(out, serde_json::to_string_pretty(&report)?)
+            .map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    }
+    Ok(report.text().into())
+}
+
+/// The hand-labeled set's p_top sentence labels into an expanded suite.
+fn apply_hand_sentences(
+    labels: &Path,
+    suite_path: &Path,
+) -> Result<Done, Box<dyn std::error::Error>> {
+    use prompteval::variants::themes::agreement::{HandLabeled, apply_sentences};
+    let set = HandLabeled::load(labels)?;
+    let mut suite = prompteval::suite::Suite::load(suite_path)?;
+    let by = format!("hand ({})", labels.display());
+    let applied = apply_sentences(&mut suite, &set, &by)
+        .map_err(|e| format!("{}: {e}", suite_path.display()))?;
+    let json = prompteval::variants::store::to_json(&suite);
+    std::fs::write(suite_path, serde_json::to_string_pretty(&json)? + "\n")
+        .map_err(|e| format!("{}: cannot write: {e}", suite_path.display()))?;
+    Ok(format!(
+        "{}: the p_top sentences of {} problem(s) now carry the hand's labels ({})",
+        suite_path.display(),
+        applied.len(),
+        applied.join(", ")
+    )
+    .into())
 }

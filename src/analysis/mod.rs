@@ -16,3 +16,4 @@ pub(crate) mod prompt_results;
 pub mod robustness;
 pub(crate) mod speed;
 pub mod stats;
+pub mod themes;

@@ -163,6 +163,17 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
                 .map(|po| (name.to_string(), po))
         })
         .collect();
+    let themes = names
+        .iter()
+        .zip(tallies)
+        .filter_map(|(name, t)| {
+            let cells = t
+                .cells
+                .iter()
+                .map(|((id, _, _), &passed)| (id.as_str(), passed));
+            super::themes::theme_results(&info.variants, cells).map(|r| (name.to_string(), r))
+        })
+        .collect();
     let per_prompt: Vec<indexmap::IndexMap<&str, (usize, usize)>> =
         tallies.iter().map(Tally::outcomes).collect();
     let mut questions: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
@@ -182,6 +193,7 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
     Summary {
         matrix,
         partial_order,
+        themes,
         generation_speed: (secs > 0.0).then(|| round_to(completion as f64 / secs, 1)),
         prompt_count: prompt_results.len(),
         best_prompt: best_prompt(&prompt_results, names, tallies, info.race.as_ref()),

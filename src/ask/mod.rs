@@ -6,5 +6,6 @@ pub mod cache;
 pub mod history;
 pub mod request;
 pub mod snapshot;
+pub mod theme_labeler;
 pub mod variant_writer;
 pub mod window;

@@ -247,6 +247,11 @@ impl Config {
                 &mut self.variants.qualify.enabled,
             ),
             (
+                "PROMPTEVAL_THEMES",
+                &["variants", "themes", "enabled"][..],
+                &mut self.variants.themes.enabled,
+            ),
+            (
                 "PROMPTEVAL_RACE",
                 &["race", "enabled"][..],
                 &mut self.race.enabled,

@@ -175,6 +175,8 @@ pub struct VariantsConfig {
     pub writer: WriterConfig,
     /// The paper's second gate: p_top must be solvable by a model.
     pub qualify: QualifyConfig,
+    /// The paper's theme analysis (§5) and the ablation of each theme.
+    pub themes: ThemesConfig,
 }
 
 impl Default for VariantsConfig {
@@ -186,6 +188,43 @@ impl Default for VariantsConfig {
             keep_unqualified: false,
             writer: WriterConfig::default(),
             qualify: QualifyConfig::default(),
+            themes: ThemesConfig::default(),
+        }
+    }
+}
+
+/// The theme labels (`[variants.themes]`, paper §5): every variant's
+/// description labeled with the paper's taxonomy by a labeler model
+/// (server fields default to the writer's), p_top sentence by sentence,
+/// and one `ablate_<theme>` variant per theme of `ablate`: p_top without
+/// that theme's sentences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThemesConfig {
+    /// PROMPTEVAL_THEMES=on|off; needs `[variants] enabled`.
+    pub enabled: bool,
+    /// `ollama` or `openai`.
+    pub backend: Option<BackendKind>,
+    pub url: Option<String>,
+    pub model: Option<String>,
+    /// Seconds one label may take (default: the writer's).
+    pub timeout_secs: Option<f64>,
+    /// Theme codes to ablate (default: the five the paper saw grow).
+    pub ablate: Vec<String>,
+}
+
+impl Default for ThemesConfig {
+    fn default() -> Self {
+        ThemesConfig {
+            enabled: false,
+            backend: None,
+            url: None,
+            model: None,
+            timeout_secs: None,
+            ablate: crate::variants::themes::taxonomy::GROWING
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
         }
     }
 }

@@ -137,6 +137,34 @@ impl Config {
                 "`variants.qualify.temperature` must be 0 or more".into(),
             ));
         }
+        let themes = &self.variants.themes;
+        if themes.enabled && !self.variants.enabled {
+            return Err(self.file_error(
+                &["variants", "themes", "enabled"],
+                "`variants.themes.enabled` labels the prompt variants, but `variants.enabled` is off: there are none to label; turn on [variants] (PROMPTEVAL_VARIANTS=on) or turn the themes off (PROMPTEVAL_THEMES=off)".into(),
+            ));
+        }
+        if let Some(unknown) = themes
+            .ablate
+            .iter()
+            .find(|c| crate::variants::themes::taxonomy::by_code(c).is_none())
+        {
+            return Err(self.file_error(
+                &["variants", "themes", "ablate"],
+                format!(
+                    "`variants.themes.ablate` names `{unknown}`, which is not a theme of the taxonomy; use codes from 1.1 to 4.4 (docs/guide/variants.md lists them), e.g. ablate = [\"1.3\", \"2.3\"]"
+                ),
+            ));
+        }
+        if themes
+            .timeout_secs
+            .is_some_and(|t| !(t > 0.0 && t.is_finite()))
+        {
+            return Err(self.file_error(
+                &["variants", "themes", "timeout_secs"],
+                "`variants.themes.timeout_secs` must be more than 0".into(),
+            ));
+        }
         if self.concurrency == 0 {
             return Err(self.file_error(
                 &["concurrency"],

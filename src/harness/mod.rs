@@ -139,6 +139,10 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
                 if let Some(why) = session.unqualified(case) {
                     return recorded_trial(case, TrialOutcome::Ignored(why.to_string()));
                 }
+                let case = session.settled(case);
+                if let Some(why) = session.unqualified(case) {
+                    return recorded_trial(case, TrialOutcome::Ignored(why.to_string()));
+                }
                 match (
                     finished.get(case),
                     session.not_evaluated(case),

@@ -13,6 +13,7 @@ pub mod race;
 pub mod run_folder;
 pub mod run_info;
 pub mod summary;
+pub mod themes;
 
 pub use figures::*;
 pub(crate) use groups::{Cases, PromptGroup};
@@ -21,3 +22,4 @@ pub(crate) use summary::round_to;
 pub use summary::{
     MatrixCell, ModelsSummary, PromptResult, RoundStats, RunSummary, SpeedSummary, Summary,
 };
+pub use themes::{AblationDrop, Association, Growth, ThemeAblation, ThemeResults};

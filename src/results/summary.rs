@@ -60,6 +60,10 @@ pub struct Summary {
     /// of prompt variants; also in report/partial_order.csv.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub partial_order: indexmap::IndexMap<String, PartialOrder>,
+    /// Prompt -> the variants' themes and the ablations
+    /// (`[variants.themes]`), in a run whose variants are labeled.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub themes: indexmap::IndexMap<String, super::themes::ThemeResults>,
     /// Per model of a multi-model run whose questions have a `kind`:
     /// prompt -> kind -> accuracy over that kind's questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +109,7 @@ impl Summary {
             generation_speed: None,
             api_failures: Default::default(),
             partial_order: Default::default(),
+            themes: Default::default(),
             kind_results: None,
             robustness: None,
             race: info.race.clone(),

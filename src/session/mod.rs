@@ -20,6 +20,7 @@ mod racing;
 mod run_plan;
 pub mod schedule;
 mod source;
+mod themes;
 mod thinking;
 mod variants;
 
@@ -34,6 +35,7 @@ pub use error::SetupError;
 use folder::RunManifest;
 use model_sources::{Opened, lanes, open_models};
 pub use run_plan::{Resume, Retried, Retry, RunPlan};
+pub use themes::labeler as theme_labeler;
 
 use crate::ask::cache::ResponseCache;
 use crate::ask::snapshot::SnapshotStore;
@@ -59,6 +61,9 @@ pub struct Session {
     /// Selected cases of problems whose p_top passed no gate: not asked,
     /// with the reason (`[variants] keep_unqualified` asks them).
     unqualified: HashMap<CaseId, String>,
+    /// Planned cases whose question moved when the ablations were made
+    /// (`[variants.themes]`): as planned -> as run.
+    renumbered: HashMap<CaseId, CaseId>,
     /// Models of a multi-model run that could not be asked, with why.
     unavailable: Vec<(String, String)>,
     /// Cases run by this process.
@@ -112,6 +117,13 @@ impl Session {
         // The sandbox first: the qualification gate judges replies in it.
         let sandbox = Sandbox::new(&config.sandbox, &crate::execute::python::RUNTIME)?;
         let suite = variants::write_texts(&config, suite, unwritten_variants, &sandbox)?;
+        let suite = themes::label(&config, suite)?;
+        // The ablations p_top gave no sentence for are not asked.
+        let themes::Settled {
+            selected,
+            renumbered,
+            not_made,
+        } = themes::settle(selected, &suite);
         announce(&config, &suite, &suite_settings, shard, out);
         let languages = crate::execute::language::Languages {
             shapes: check_shapes(&sandbox, &suite)?,
@@ -126,7 +138,8 @@ impl Session {
             .unwrap_or_default();
         let cache = source::open_cache(&config);
         let mut opened = open_models(&config, &suite, selected, &earlier, cache.as_ref(), out)?;
-        let unqualified = variants::unqualified_cases(&config, &suite, &mut opened.runnable);
+        let mut unqualified = variants::unqualified_cases(&config, &suite, &mut opened.runnable);
+        unqualified.extend(not_made);
         let race = racing::gate(&config, resume.as_ref(), &opened, &suite)?;
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
@@ -169,6 +182,7 @@ impl Session {
             manifest,
             unmatched: opened.unmatched.into_iter().collect(),
             unqualified,
+            renumbered,
             unavailable: opened.unavailable,
             running,
             scheduler: Some(scheduler),
@@ -194,7 +208,14 @@ impl Session {
         self.unmatched.get(case)
     }
 
-    /// Why `case` is not asked: its problem's p_top passed no gate.
+    /// The case as this session runs it: a planned case whose question
+    /// moved when the ablations were made has its new number.
+    pub fn settled<'a>(&'a self, case: &'a CaseId) -> &'a CaseId {
+        self.renumbered.get(case).unwrap_or(case)
+    }
+
+    /// Why `case` is not asked: its problem's p_top passed no gate, or the
+    /// ablation it names was not made.
     pub fn unqualified(&self, case: &CaseId) -> Option<&str> {
         self.unqualified.get(case).map(String::as_str)
     }
@@ -249,9 +270,11 @@ impl Session {
         let info = self.run_info(complete, race.as_ref());
         // Counted now: the report reads its cases from the journal, and a
         // report of 100,000 cases should not also hold the planned ones.
-        let intended = std::mem::take(&mut self.manifest.cases).len()
-            - race.as_ref().map_or(0, |r| r.not_run.len())
-            - self.unqualified.len();
+        // Cases not asked (unqualified, ablations not made) were never in
+        // the manifest; the race's were.
+        let intended = std::mem::take(&mut self.manifest.cases)
+            .len()
+            .saturating_sub(race.as_ref().map_or(0, |r| r.not_run.len()));
         // What the report was built from: `prompteval merge` rebuilds a
         // report from several parts' journals and these.
         store_run_info(&self.run_dir, &info)?;

@@ -63,6 +63,12 @@ pub fn planned_suite(
     // session says so once per problem, with what follows for its cases
     // ([`unqualified_cases`]).
     variants::gate_stored(&mut planned);
+    if config.variants.themes.enabled {
+        // Named now, made (or not) once p_top's sentences are labeled.
+        for w in variants::themes::plan_ablations(&mut planned, &config.variants.themes.ablate) {
+            tracing::debug!("{w}");
+        }
+    }
     if config.history.enabled && planned.questions.iter().any(|q| q.variant.is_some()) {
         return Err(SetupError::Suite(SuiteError {
             path: planned.path.clone(),
@@ -102,7 +108,11 @@ pub fn write_texts(
             )
         }),
     };
-    let expanded = expand(config, &base, gates, &writer(config))?;
+    let mut expanded = expand(config, &base, gates, &writer(config))?;
+    if config.variants.themes.enabled {
+        // Placeholders again: labeling makes them (session/themes.rs).
+        variants::themes::plan_ablations(&mut expanded.suite, &config.variants.themes.ablate);
+    }
     debug_assert!(
         expanded
             .suite
@@ -115,13 +125,24 @@ pub fn write_texts(
     for w in &expanded.warnings {
         tracing::warn!("{w}");
     }
-    tracing::info!(
-        "prompt variants: {} question(s) -> {} cases per prompt and round ({} per question: the 41 of the partial order and the original); the writer model wrote {} text(s)",
-        base.questions.len(),
-        expanded.suite.questions.len(),
-        variants::PER_QUESTION,
-        expanded.written
-    );
+    let fresh = base
+        .questions
+        .iter()
+        .filter(|q| q.variant.is_none())
+        .count();
+    if fresh > 0 {
+        tracing::info!(
+            "prompt variants: {fresh} question(s) -> {} cases per prompt and round ({} per question: the 41 of the partial order and the original{}); the writer model wrote {} text(s)",
+            expanded.suite.questions.len(),
+            variants::PER_QUESTION,
+            if config.variants.themes.enabled {
+                ", and the ablations named so far"
+            } else {
+                ""
+            },
+            expanded.written
+        );
+    }
     Ok(expanded.suite)
 }
 
@@ -226,7 +247,7 @@ fn qualifier<'a>(config: &Config, base: &'a Suite, sandbox: &'a Sandbox) -> Mode
 
 /// Which server and model a helper model (writer, qualifier) asks: its
 /// own keys, else the run's.
-fn server_of(
+pub(super) fn server_of(
     config: &Config,
     backend: Option<BackendKind>,
     url: Option<&str>,
@@ -249,7 +270,7 @@ fn server_of(
 
 /// The server at `url` after its connection test for `model`, behind the
 /// response cache when it is on; `None` for a kind that asks no server.
-fn cached_server(
+pub(super) fn cached_server(
     config: &Config,
     kind: BackendKind,
     url: &str,

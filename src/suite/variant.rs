@@ -13,6 +13,8 @@ pub enum Strategy {
     Paragraph,
     Masking,
     PTop,
+    /// p_top without the sentences of one theme (`[variants.themes]`).
+    Ablate,
 }
 
 impl Strategy {
@@ -24,6 +26,7 @@ impl Strategy {
             Strategy::Paragraph => "paragraph",
             Strategy::Masking => "masking",
             Strategy::PTop => "p_top",
+            Strategy::Ablate => "ablate",
         }
     }
 
@@ -72,6 +75,41 @@ pub struct Variant {
     /// (counted and shown, never refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub names_function: Option<bool>,
+    /// The taxonomy's themes its description holds, per the labeler
+    /// (`[variants.themes]`): codes in the taxonomy's order. Absent when
+    /// not labeled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub themes: Option<Vec<String>>,
+    /// Why the labeler's replies gave no themes (asked twice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlabeled: Option<String>,
+    /// Who gave `themes`: the labeler model, or a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeled_by: Option<String>,
+    /// p_top: its sentences in order (as masking splits them), each with
+    /// its themes: what the ablations take out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentences: Option<Vec<LabeledSentence>>,
+    /// p_top: why its sentences are not labeled (asked twice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentences_unlabeled: Option<String>,
+    /// p_top: who gave `sentences` their themes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentences_by: Option<String>,
+    /// Ablation: the theme whose sentences were taken out of p_top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    /// Ablation: the 0-based indices of p_top's sentences left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<usize>>,
+}
+
+/// One sentence of p_top and the themes the labeler gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabeledSentence {
+    pub text: String,
+    pub themes: Vec<String>,
 }
 
 /// One text written for a problem's p_top, and what the gates found.
@@ -115,6 +153,14 @@ impl Variant {
             tries: None,
             accepted: None,
             names_function: None,
+            themes: None,
+            unlabeled: None,
+            labeled_by: None,
+            sentences: None,
+            sentences_unlabeled: None,
+            sentences_by: None,
+            theme: None,
+            removed: None,
         }
     }
 
@@ -128,6 +174,7 @@ impl Variant {
                 self.strategy.as_str(),
                 self.sample.unwrap_or(1)
             ),
+            Strategy::Ablate => format!("ablate_{}", self.theme.as_deref().unwrap_or("")),
             other => other.as_str().to_string(),
         }
     }
@@ -136,6 +183,7 @@ impl Variant {
     pub fn level_name(&self) -> String {
         match (self.strategy, self.level) {
             (Strategy::Summary, Some(l)) => format!("summary_{l}w"),
+            (Strategy::Ablate, _) => self.name(),
             (s, Some(l)) => format!("{}_{l}", s.as_str()),
             (s, None) => s.as_str().to_string(),
         }
@@ -147,7 +195,8 @@ impl Variant {
         let level = self.level.unwrap_or(0.0);
         match self.strategy {
             Strategy::PBot => 0.0,
-            Strategy::PTop | Strategy::Original => 1.0,
+            // Outside the curves: p_top less one theme.
+            Strategy::PTop | Strategy::Original | Strategy::Ablate => 1.0,
             Strategy::Paragraph => level,
             Strategy::Masking => 1.0 - level,
             Strategy::Summary => level / 250.0,

@@ -26,9 +26,10 @@ pub mod derive;
 pub mod leak;
 pub mod parts;
 pub mod store;
+pub mod themes;
 
 use crate::suite::variant;
-pub use crate::suite::variant::{PTopTry, Strategy, Variant};
+pub use crate::suite::variant::{LabeledSentence, PTopTry, Strategy, Variant};
 use crate::suite::{Question, Suite};
 use parts::Parts;
 

@@ -265,7 +265,7 @@ pub(crate) fn write_partial_order_csv(path: &Path, summary: &Summary) -> std::io
     finish_csv(path, out)
 }
 
-fn finish_csv(path: &Path, out: csv::Writer<Vec<u8>>) -> std::io::Result<()> {
+pub(crate) fn finish_csv(path: &Path, out: csv::Writer<Vec<u8>>) -> std::io::Result<()> {
     let bytes = out.into_inner().map_err(|e| e.into_error())?;
     write_atomically(path, &bytes)
 }

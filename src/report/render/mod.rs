@@ -11,6 +11,7 @@ pub(crate) mod race;
 pub mod step_summary;
 pub mod table;
 pub(crate) mod text;
+pub(crate) mod themes;
 
 pub use crate::language::Labels;
 pub use table::terminal_table;

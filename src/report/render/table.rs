@@ -95,6 +95,7 @@ pub fn model_table(summary: &Summary, labels: &Labels) -> String {
     out.push_str(&grid(&header, &rows));
     out.push_str(&pass_at_k_lines(summary));
     out.push_str(&partial_order_lines(summary));
+    out.push_str(&super::themes::theme_lines(summary));
     out.push_str(&speed_lines(summary));
     out.push_str(&super::race::race_lines(summary));
     out.push('\n');
@@ -285,6 +286,7 @@ fn models_table(summary: &ModelsSummary, labels: &Labels) -> String {
         let lines = best_line(results, labels)
             + &pass_at_k_lines(results)
             + &partial_order_lines(results)
+            + &super::themes::theme_lines(results)
             + &speed_lines(results)
             + &super::race::race_lines(results);
         for line in lines.lines() {

@@ -55,6 +55,8 @@ pub struct Written {
     pub junit_xml: PathBuf,
     /// report/partial_order.csv, in a run of prompt variants.
     pub partial_order_csv: Option<PathBuf>,
+    /// report/themes.csv, in a run whose variants are labeled.
+    pub themes_csv: Option<PathBuf>,
     /// How many `<prompt>/question_N[_round_R].py` (or `.cpp`) files were written
     /// (counted, not listed: a list held every path of a large run).
     pub case_files: usize,
@@ -193,12 +195,17 @@ fn write_files(
     if let Some(path) = &partial_order_csv {
         files::write_partial_order_csv(path, summary)?;
     }
+    let themes_csv = (!summary.themes.is_empty()).then(|| report_dir.join("themes.csv"));
+    if let Some(path) = &themes_csv {
+        crate::report::render::themes::write_themes_csv(path, summary)?;
+    }
     let mut per_case = PerCaseFiles::create(run_dir, info, summary)?;
     let case_files = per_case.stream(run_dir, info, groups, records, summary)?;
     Ok(Written {
         summary_json,
         summary_csv,
         partial_order_csv,
+        themes_csv,
         case_files,
         ..per_case.finish(info, summary)?
     })
@@ -234,6 +241,7 @@ impl PerCaseFiles {
             cases_csv: report_dir.join("cases.csv"),
             junit_xml: report_dir.join("junit.xml"),
             partial_order_csv: None,
+            themes_csv: None,
             case_files: 0,
         };
         Ok(PerCaseFiles {

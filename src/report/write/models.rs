@@ -80,6 +80,7 @@ pub(crate) fn write_models(
         cases_csv: report_dir.join("cases.csv"),
         junit_xml: report_dir.join("junit.xml"),
         partial_order_csv: None,
+        themes_csv: None,
         case_files: 0,
     });
     written.summary_json = summary_json;

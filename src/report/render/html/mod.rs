@@ -12,6 +12,7 @@ mod highlight;
 mod matrix;
 pub(crate) mod models_view;
 pub(crate) mod quick_view;
+mod radar;
 mod svg;
 mod templates;
 

@@ -68,6 +68,9 @@ struct Page<'a> {
     show_speed: bool,
     /// pass@1 against prompt detail, per prompt (a run of prompt variants).
     curves: Vec<super::svg::PromptCharts<'a>>,
+    /// The themes of the descriptions and the ablations, per prompt (a
+    /// run whose variants are labeled).
+    themes: Vec<super::radar::ThemeCharts<'a>>,
     overview: super::svg::Overview,
     #[serde(flatten)]
     links: Links<'a>,
@@ -206,6 +209,11 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, links: Links<'a>) -> Page<'
             .partial_order
             .iter()
             .map(|(name, order)| super::svg::charts(name, order))
+            .collect(),
+        themes: summary
+            .themes
+            .iter()
+            .map(|(name, t)| super::radar::charts(name, t))
             .collect(),
         overview: super::svg::overview(summary),
         links,
