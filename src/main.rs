@@ -11,7 +11,7 @@
 //! cargo run -- merge part1/test_X part2/test_Y --out result/merged
 //! cargo run -- baseline result/test_X --out baseline.toml
 //! cargo run -- themes texts benches-data/humaneval-po8-variants.json
-//! cargo run -- themes agree --labels benches-data/themes-hand-labeled.json
+//! cargo run -- themes agree --labels benches-data/themes/hand-labeled.json
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -102,7 +102,7 @@ enum ThemesAction {
     /// apply) every text of a hand-labeled set, and print its agreement
     /// with the hand per theme and overall (Cohen's kappa).
     Agree {
-        /// The hand-labeled set (benches-data/themes-hand-labeled.json).
+        /// The hand-labeled set (benches-data/themes/hand-labeled.json).
         #[arg(long)]
         labels: PathBuf,
         /// Also write the figures as JSON here.

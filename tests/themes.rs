@@ -356,7 +356,7 @@ fn a_labeled_run_draws_the_shares_ablates_each_theme_and_replays_offline() {
     assert!(run.stdout.contains("ablation, pass@1(p_top) − pass@1(p_top without the theme's sentences), 95% CI over problems: 1.3 +0.00"), "{}", run.stdout);
     let html = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
     assert!(
-        html.contains(r#"<figure class="radar" data-prompt="complete" data-strategy="summary">"#)
+        html.contains(r#"<figure class="radar" data-prompt="complete" data-strategy="summary""#)
     );
     assert!(html.contains(r#"data-level="p_top""#));
 
@@ -384,4 +384,100 @@ fn a_labeled_run_draws_the_shares_ablates_each_theme_and_replays_offline() {
         again["prompt_results"]["complete"]["correct_answers"],
         summary["prompt_results"]["complete"]["correct_answers"]
     );
+}
+
+/// The committed expansion (docs/guide/variants.md): every description
+/// labeled by the 1.5B, p_top's sentences by hand, its 26 ablations
+/// recorded live; replayed offline to the figures the docs quote.
+#[test]
+fn the_committed_labeled_expansion_replays_to_its_ablation_figures() {
+    let s = Scratch::recorded(
+        "benches-data/humaneval-po8-variants.json",
+        "backend = \"replay\"\n[history]\nenabled = false",
+    );
+    let run = s.prompts(&[], &[]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    let t = &summary["themes"]["appendix_c"];
+    let effects: Vec<(String, u64, f64)> = t["ablations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["theme"].as_str().unwrap().to_string(),
+                a["problems"].as_u64().unwrap(),
+                a["effect"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        effects,
+        [
+            ("1.3".to_string(), 8, 0.125),
+            ("1.4".to_string(), 7, 0.1429),
+            ("1.5".to_string(), 1, 0.0),
+            ("2.3".to_string(), 3, 0.0),
+            ("3.4".to_string(), 7, 0.1429),
+        ]
+    );
+    assert!(
+        t["ablations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["beyond_noise"] == serde_json::json!([]))
+    );
+    assert_eq!(t["unlabeled"], 1);
+    assert_eq!(t["descriptions"]["p_top"], 8);
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("benches-data/humaneval-po8-variants.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let ablations: Vec<&Value> = questions(&stored)
+        .iter()
+        .filter(|q| q["variant"]["strategy"] == "ablate")
+        .collect();
+    assert_eq!(ablations.len(), 26);
+    for top in questions(&stored)
+        .iter()
+        .filter(|q| q["variant"]["strategy"] == "p_top")
+    {
+        let v = &top["variant"];
+        assert!(
+            v["sentences_by"].as_str().unwrap().starts_with("hand ("),
+            "{v}"
+        );
+        assert_eq!(v["labeled_by"], "qwen2.5-coder:1.5b");
+    }
+    // Each ablation is its p_top without exactly the hand's sentences of its theme.
+    for a in ablations {
+        let v = &a["variant"];
+        let top = find(&stored, &format!("{}.p_top", v["of"].as_str().unwrap()));
+        let sentences = top["variant"]["sentences"].as_array().unwrap();
+        let theme = v["theme"].as_str().unwrap();
+        let removed: Vec<u64> = v["removed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap())
+            .collect();
+        for (i, sentence) in sentences.iter().enumerate() {
+            let carries = sentence["themes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t == theme);
+            assert_eq!(
+                carries,
+                removed.contains(&(i as u64)),
+                "{} sentence {i}",
+                a["id"]
+            );
+        }
+    }
 }

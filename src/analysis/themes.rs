@@ -4,7 +4,8 @@
 //! goes with passing within problems.
 //!
 //! - Shares count descriptions, not cases: every labeled variant of the
-//!   prompt's problems (each sample of a level is a description).
+//!   prompt's problems (each sample of a level is a description); p_bot
+//!   has none, so it has no shares.
 //! - An ablation's effect is the mean over problems of pass@1(p_top) -
 //!   pass@1(ablate_<theme>), over the problems with both; its interval is
 //!   the paired percentile bootstrap over those problems, and a problem's
@@ -55,9 +56,11 @@ pub fn theme_results<'a>(
     if problems.is_empty() {
         return None;
     }
+    // p_bot has no description (signature only): no level to share over.
     let described: Vec<&Variant> = variants
         .values()
-        .filter(|v| problems.contains(v.of.as_str()) && v.strategy != Strategy::Ablate)
+        .filter(|v| problems.contains(v.of.as_str()))
+        .filter(|v| !matches!(v.strategy, Strategy::Ablate | Strategy::PBot))
         .collect();
     let (shares, descriptions) = shares(&described);
     let unlabeled = described.iter().filter(|v| v.themes.is_none()).count();

@@ -38,6 +38,11 @@ pub fn label(config: &Config, mut suite: Suite) -> Result<Suite, SetupError> {
     for u in &done.unlabeled {
         tracing::warn!("unlabeled (asked twice, never guessed): {u}");
     }
+    let unlabeled = suite
+        .questions
+        .iter()
+        .filter(|q| q.variant.as_deref().is_some_and(|v| v.unlabeled.is_some()))
+        .count();
     let ablations = suite
         .questions
         .iter()
@@ -48,10 +53,9 @@ pub fn label(config: &Config, mut suite: Suite) -> Result<Suite, SetupError> {
         })
         .count();
     tracing::info!(
-        "themes: the labeler model {} was asked {} time(s); {} description(s) left unlabeled; {} ablation variant(s) of {}",
+        "themes: the labeler model {} was asked {} time(s) (the rest were labeled before); {unlabeled} description(s) are unlabeled; {} ablation variant(s) of {}",
         labeler.model(),
         done.asked,
-        done.unlabeled.len(),
         ablations,
         settings
             .ablate

@@ -81,11 +81,10 @@ fn results() -> ThemeResults {
 fn shares_count_each_levels_descriptions() {
     let r = results();
     let levels: Vec<&str> = r.shares.keys().map(String::as_str).collect();
-    assert_eq!(levels, ["p_bot", "summary_10w", "summary_200w", "p_top"]);
+    assert_eq!(levels, ["summary_10w", "summary_200w", "p_top"]);
     assert_eq!(r.shares["summary_200w"]["2.3"], 0.3333);
     assert_eq!(r.shares["summary_200w"]["1.1"], 1.0);
     assert_eq!(r.shares["p_top"]["1.3"], 1.0);
-    assert_eq!(r.shares["p_bot"]["1.1"], 0.0);
     assert_eq!(r.shares["p_top"].len(), 20);
     assert_eq!(r.descriptions["p_top"], 3);
     assert_eq!(r.top[0], "1.1");

@@ -1,5 +1,5 @@
 //! How far to trust a labeler: its labels against a set labeled by hand
-//! (`benches-data/themes-hand-labeled.json`), per theme and overall, as
+//! (`benches-data/themes/hand-labeled.json`), per theme and overall, as
 //! Cohen's kappa on the yes/no decision "this description holds the
 //! theme" (overall: every theme's decisions pooled).
 
@@ -251,10 +251,12 @@ pub struct AgreementReport {
 pub struct TaskAgreement {
     pub overall: Agreement,
     pub per_theme: BTreeMap<String, Agreement>,
-    /// Items the labeler's replies gave no labels for (asked twice), with
-    /// why: not compared.
+    /// Requests whose replies gave no labels (asked twice), with why:
+    /// their items are not compared.
     pub unlabeled: Vec<String>,
+    /// Items (descriptions, sentences) in the set, and those compared.
     pub items: usize,
+    pub labeled: usize,
 }
 
 /// Asks `labeler` every description and sentence set of `set` and
@@ -316,6 +318,7 @@ fn task(
         per_theme,
         unlabeled,
         items,
+        labeled: given.len(),
     }
 }
 
@@ -335,7 +338,7 @@ impl AgreementReport {
             };
             out.push_str(&format!(
                 "{what}: {} labeled of {}; Cohen's kappa over all theme decisions {} (agreement {:.2})\n",
-                t.items - t.unlabeled.len(),
+                t.labeled,
                 t.items,
                 k(&t.overall),
                 t.overall.observed

@@ -116,7 +116,7 @@ pub fn is_placeholder(v: &Variant) -> bool {
 /// Ablations the suite already holds are kept.
 pub fn plan_ablations(suite: &mut Suite, ablate: &[String]) -> Vec<String> {
     let mut warnings = Vec::new();
-    let existing: HashSet<String> = suite.questions.iter().map(|q| q.id.clone()).collect();
+    let mut existing: HashSet<String> = suite.questions.iter().map(|q| q.id.clone()).collect();
     let mut out = Vec::with_capacity(suite.questions.len());
     let questions = std::mem::take(&mut suite.questions);
     let mut pending: Vec<Question> = Vec::new();
@@ -137,7 +137,8 @@ pub fn plan_ablations(suite: &mut Suite, ablate: &[String]) -> Vec<String> {
         let Some(top) = top else { continue };
         for theme in ablate {
             let id = format!("{}.ablate_{theme}", top.of);
-            if existing.contains(&id) {
+            // Once per theme, however often `ablate` names it.
+            if !existing.insert(id) {
                 continue;
             }
             match ablation(&q, &top, theme, &mut warnings) {

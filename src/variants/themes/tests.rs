@@ -261,3 +261,73 @@ fn a_failed_call_stops_labeling_with_the_question_named() {
         "question `a.original`: labeling its themes: connection refused"
     );
 }
+
+#[test]
+fn hand_sentence_labels_replace_the_labelers_and_the_ablations_are_cut_again() {
+    use super::agreement::{HandLabeled, HandSentences, apply_sentences};
+    let mut s = suite();
+    plan_ablations(&mut s, &ablate());
+    let labeler = Keywords {
+        asked: RefCell::new(Vec::new()),
+    };
+    label(&mut s, &ablate(), &labeler).unwrap();
+    assert!(s.questions.iter().any(|q| q.id == "a.ablate_2.3"));
+    let texts: Vec<String> = find(&s, "a.p_top")
+        .variant
+        .as_deref()
+        .unwrap()
+        .sentences
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|l| l.text.clone())
+        .collect();
+    // By hand: only the last sentence is a step, and nothing is an edge case.
+    let hand: Vec<LabeledSentence> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| LabeledSentence {
+            text: t.clone(),
+            themes: if i == 3 {
+                vec!["3.4".into()]
+            } else {
+                vec!["1.1".into()]
+            },
+        })
+        .collect();
+    let set = HandLabeled {
+        about: "test".into(),
+        descriptions: Vec::new(),
+        sentences: vec![HandSentences {
+            problem: "a".into(),
+            source: "s.json".into(),
+            sentences: hand,
+        }],
+    };
+    assert_eq!(apply_sentences(&mut s, &set, "hand").unwrap(), ["a"]);
+    assert!(!s.questions.iter().any(|q| q.id.starts_with("a.ablate")));
+    let top = find(&s, "a.p_top").variant.as_deref().unwrap();
+    assert_eq!(top.sentences_by.as_deref(), Some("hand"));
+    // Cut again from the hand's labels: only 3.4 has a sentence now.
+    plan_ablations(&mut s, &ablate());
+    let ids: Vec<&str> = s
+        .questions
+        .iter()
+        .filter(|q| q.id.starts_with("a.ablate"))
+        .map(|q| q.id.as_str())
+        .collect();
+    assert_eq!(ids, ["a.ablate_3.4"]);
+    let step = find(&s, "a.ablate_3.4");
+    assert!(!step.question.contains("Step through"), "{}", step.question);
+    assert!(
+        s.questions
+            .iter()
+            .enumerate()
+            .all(|(i, q)| q.index == i + 1)
+    );
+    // A set whose sentences are not p_top's as split is refused.
+    let mut wrong = set.clone();
+    wrong.sentences[0].sentences.pop();
+    let e = apply_sentences(&mut s, &wrong, "hand").unwrap_err();
+    assert!(e.contains("not its p_top's 4 as split now"), "{e}");
+}
