@@ -63,6 +63,7 @@ fn main() -> ExitCode {
         the_overview_matrix_and_filters_show_the_run,
         a_thousand_case_report_opens_in_under_two_seconds,
         a_twenty_thousand_case_report_stays_small_and_reaches_every_case,
+        the_theme_charts_draw_the_summarys_shares,
     ];
     let with_cjk = browser.clone().and_then(|b| cjk_font().map(|()| b));
     trials.extend(trials::needing_trials![&args, &with_cjk;
@@ -816,5 +817,86 @@ fn zh_labels_are_drawn_as_glyphs_not_boxes(browser: &'static str) {
             "{}: drawn as boxes, of {chars}",
             page.display()
         );
+    }
+}
+
+/// The committed labeled expansion replayed: each radar of the quick view
+/// (the paper's Figure 5) draws, as the browser lays it out, one line per
+/// detail level whose distance from the centre on each axis is the
+/// share summary.json gives that level and theme.
+fn the_theme_charts_draw_the_summarys_shares(browser: &'static str) {
+    let s = Scratch::recorded(
+        "benches-data/humaneval-po8-variants.json",
+        "backend = \"replay\"\n[history]\nenabled = false",
+    );
+    let run = s.prompts(&[], &[]);
+    assert_eq!(run.status, Some(101), "{}", run.both());
+    let summary = s.summary();
+    let t = &summary["themes"]["appendix_c"];
+    let read = "new Promise(r => setTimeout(() => r(JSON.stringify([...document.querySelectorAll('figure.radar')].map(f => { \
+        const svg = f.querySelector('svg'); \
+        return { strategy: f.dataset.strategy, size: svg.viewBox.baseVal.width, \
+          drawn: svg.getBoundingClientRect().width, \
+          axes: [...f.querySelectorAll('text[data-theme]')].map(a => a.dataset.theme), \
+          lines: [...f.querySelectorAll('polygon.level')].map(p => ({ level: p.dataset.level, \
+            points: [...p.points].map(q => [q.x, q.y]), drawn: p.getBoundingClientRect().width })) }; }))), 300))";
+    let v = in_browser(
+        browser,
+        &format!("file://{}", s.run_dir().join("quick_view.html").display()),
+        &[read.to_string()],
+        None,
+    );
+    let charts: serde_json::Value = serde_json::from_str(v[0].as_str().unwrap()).unwrap();
+    let charts = charts.as_array().unwrap();
+    let strategies: Vec<&str> = charts
+        .iter()
+        .map(|c| c["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(strategies, ["summary", "paragraph", "masking"]);
+    let top: Vec<&str> = t["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for chart in charts {
+        assert!(chart["drawn"].as_f64().unwrap() > 100.0, "{chart}");
+        let axes: Vec<&str> = chart["axes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert_eq!(axes, top);
+        let centre = chart["size"].as_f64().unwrap() / 2.0;
+        let lines = chart["lines"].as_array().unwrap();
+        assert_eq!(lines.last().unwrap()["level"], "p_top");
+        let strategy = chart["strategy"].as_str().unwrap();
+        let levels = t["shares"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|l| l.starts_with(&format!("{strategy}_")))
+            .count();
+        assert_eq!(
+            lines.len(),
+            levels + 1,
+            "{strategy}: a line per level and p_top"
+        );
+        for line in lines {
+            let level = line["level"].as_str().unwrap();
+            for (axis, point) in top.iter().zip(line["points"].as_array().unwrap()) {
+                let (x, y) = (
+                    point[0].as_f64().unwrap() - centre,
+                    point[1].as_f64().unwrap() - centre,
+                );
+                let drawn = (x * x + y * y).sqrt() / 120.0;
+                let share = t["shares"][level][*axis].as_f64().unwrap();
+                assert!(
+                    (drawn - share).abs() < 0.01,
+                    "{strategy} {level} {axis}: drawn at {drawn}, summary.json {share}"
+                );
+            }
+        }
     }
 }
