@@ -198,7 +198,7 @@ impl Default for VariantsConfig {
 /// (server fields default to the writer's), p_top sentence by sentence,
 /// and one `ablate_<theme>` variant per theme of `ablate`: p_top without
 /// that theme's sentences.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThemesConfig {
     /// PROMPTEVAL_THEMES=on|off; needs `[variants] enabled`.
@@ -209,24 +209,9 @@ pub struct ThemesConfig {
     pub model: Option<String>,
     /// Seconds one label may take (default: the writer's).
     pub timeout_secs: Option<f64>,
-    /// Theme codes to ablate (default: the five the paper saw grow).
-    pub ablate: Vec<String>,
-}
-
-impl Default for ThemesConfig {
-    fn default() -> Self {
-        ThemesConfig {
-            enabled: false,
-            backend: None,
-            url: None,
-            model: None,
-            timeout_secs: None,
-            ablate: crate::variants::themes::taxonomy::GROWING
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
-        }
-    }
+    /// Theme codes to ablate; `None`: the five the paper saw grow (the
+    /// taxonomy is the variants' business: variants::themes::taxonomy).
+    pub ablate: Option<Vec<String>>,
 }
 
 /// The model that writes p_top and the summaries (`[variants.writer]`);

@@ -19,6 +19,12 @@ impl Config {
     }
 
     /// A mistake in the setting `key`, at its line when the file set it.
+    /// An error about the value of `key`, located where it was set: for
+    /// checks that need another layer's knowledge (a theme's code).
+    pub fn key_error(&self, key: &[&str], message: String) -> ConfigError {
+        self.file_error(key, message)
+    }
+
     fn file_error(&self, key: &[&str], message: String) -> ConfigError {
         ConfigError::File {
             path: self.file_path(),
@@ -142,18 +148,6 @@ impl Config {
             return Err(self.file_error(
                 &["variants", "themes", "enabled"],
                 "`variants.themes.enabled` labels the prompt variants, but `variants.enabled` is off: there are none to label; turn on [variants] (PROMPTEVAL_VARIANTS=on) or turn the themes off (PROMPTEVAL_THEMES=off)".into(),
-            ));
-        }
-        if let Some(unknown) = themes
-            .ablate
-            .iter()
-            .find(|c| crate::variants::themes::taxonomy::by_code(c).is_none())
-        {
-            return Err(self.file_error(
-                &["variants", "themes", "ablate"],
-                format!(
-                    "`variants.themes.ablate` names `{unknown}`, which is not a theme of the taxonomy; use codes from 1.1 to 4.4 (docs/guide/variants.md lists them), e.g. ablate = [\"1.3\", \"2.3\"]"
-                ),
             ));
         }
         if themes

@@ -66,6 +66,8 @@ impl RunPlan {
     /// suite's), the suite (its prompt variants expanded), and the cases.
     pub fn load(env: &dyn Env, cwd: &Path) -> Result<RunPlan, SetupError> {
         let mut config = Config::load(env, cwd)?;
+        // The theme codes are the variants' to know, not the loader's.
+        variants::ablate(&config)?;
         let resumed = Resumed::find(env, cwd)?;
         if let Some(r) = &resumed {
             config.resume(&r.manifest.resumed_run());

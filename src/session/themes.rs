@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::error::SetupError;
-use super::variants::{cached_server, server_of};
+use super::variants::{ablate, cached_server, server_of};
 use crate::ask::theme_labeler::LlmLabeler;
 use crate::case::CaseId;
 use crate::config::Config;
@@ -25,8 +25,9 @@ pub fn label(config: &Config, mut suite: Suite) -> Result<Suite, SetupError> {
     if !settings.enabled {
         return Ok(suite);
     }
+    let ablate = ablate(config)?;
     let labeler = labeler(config);
-    let done = themes::label(&mut suite, &settings.ablate, &labeler).map_err(|e| {
+    let done = themes::label(&mut suite, &ablate, &labeler).map_err(|e| {
         SetupError::Backend(format!(
             "{}: {e}; configure [variants.themes] (backend, url, model) or turn the themes off (PROMPTEVAL_THEMES=off)",
             suite.path.display()
@@ -57,8 +58,7 @@ pub fn label(config: &Config, mut suite: Suite) -> Result<Suite, SetupError> {
         labeler.model(),
         done.asked,
         ablations,
-        settings
-            .ablate
+        ablate
             .iter()
             .map(|c| taxonomy::label(c))
             .collect::<Vec<_>>()

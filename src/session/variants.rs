@@ -65,7 +65,7 @@ pub fn planned_suite(
     variants::gate_stored(&mut planned);
     if config.variants.themes.enabled {
         // Named now, made (or not) once p_top's sentences are labeled.
-        for w in variants::themes::plan_ablations(&mut planned, &config.variants.themes.ablate) {
+        for w in variants::themes::plan_ablations(&mut planned, &ablate(config)?) {
             tracing::debug!("{w}");
         }
     }
@@ -111,7 +111,7 @@ pub fn write_texts(
     let mut expanded = expand(config, &base, gates, &writer(config))?;
     if config.variants.themes.enabled {
         // Placeholders again: labeling makes them (session/themes.rs).
-        variants::themes::plan_ablations(&mut expanded.suite, &config.variants.themes.ablate);
+        variants::themes::plan_ablations(&mut expanded.suite, &ablate(config)?);
     }
     debug_assert!(
         expanded
@@ -158,6 +158,29 @@ fn expand<W: Writer<Error = WriterError>>(
             source,
         }
     })
+}
+
+/// The themes to ablate: `[variants.themes] ablate`, else the five the
+/// paper saw grow; a code outside the taxonomy is refused with the key.
+pub fn ablate(config: &Config) -> Result<Vec<String>, SetupError> {
+    let Some(given) = &config.variants.themes.ablate else {
+        return Ok(variants::themes::taxonomy::GROWING
+            .iter()
+            .map(|c| c.to_string())
+            .collect());
+    };
+    if let Some(unknown) = given
+        .iter()
+        .find(|c| variants::themes::taxonomy::by_code(c).is_none())
+    {
+        return Err(SetupError::Config(config.key_error(
+            &["variants", "themes", "ablate"],
+            format!(
+                "`variants.themes.ablate` names `{unknown}`, which is not a theme of the taxonomy; use codes from 1.1 to 4.4 (docs/guide/variants.md lists them), e.g. ablate = [\"1.3\", \"2.3\"]"
+            ),
+        )));
+    }
+    Ok(given.clone())
 }
 
 /// Placeholders: the plan names the cases without asking any model.
