@@ -17,7 +17,7 @@ const INDEX_KEYS: [&str; 5] = ["sentence", "index", "number", "n", "id"];
 /// [...]}`, as the paper's prompt shows), that entry alone, or the list of
 /// themes itself.
 pub fn description(reply: &str) -> Result<Vec<String>, String> {
-    let value = json_of(reply)?;
+    let value = unwrapped(json_of(reply)?);
     let themes = match &value {
         Value::Array(items) if items.iter().all(Value::is_string) => &value,
         Value::Array(items) => match items.as_slice() {
@@ -39,7 +39,7 @@ pub fn description(reply: &str) -> Result<Vec<String>, String> {
 /// with one entry per sentence (numbered from 1 by `sentence`, or in
 /// order), or an object from sentence number to themes.
 pub fn sentences(reply: &str, count: usize) -> Result<Vec<Vec<String>>, String> {
-    let value = json_of(reply)?;
+    let value = unwrapped(json_of(reply)?);
     let mut out: Vec<Option<Vec<String>>> = vec![None; count];
     let mut put = |number: usize, themes: &Value| -> Result<(), String> {
         let slot = number
@@ -100,6 +100,24 @@ pub fn sentences(reply: &str, count: usize) -> Result<Vec<Vec<String>>, String> 
         ));
     }
     Ok(out.into_iter().map(|s| s.expect("checked")).collect())
+}
+
+/// A list handed back inside an object of one key (`{"sentences": [...]}`,
+/// `{"prompts": [...]}`) is that list; an object with its own theme key
+/// is an entry and stays as it is.
+fn unwrapped(value: Value) -> Value {
+    match value {
+        Value::Object(map)
+            if map.len() == 1
+                && THEME_KEYS.iter().all(|k| !map.contains_key(*k))
+                // `{"1": [...]}` is sentence 1's themes, not a wrapper.
+                && map.keys().all(|k| k.trim().parse::<usize>().is_err())
+                && map.values().all(Value::is_array) =>
+        {
+            map.into_iter().next().expect("one key").1
+        }
+        other => other,
+    }
 }
 
 /// The JSON of a reply: a fenced block's body, else the reply from its
@@ -241,6 +259,19 @@ mod tests {
             sentences(r#"[["9.9"], []]"#, 2)
                 .unwrap_err()
                 .contains("`9.9`")
+        );
+        // Wrapped in an object of one key; numbered by text, in order.
+        assert_eq!(
+            sentences(
+                r#"{"sentences": [{"sentence": "Sum it.", "taxonomies": ["1.1"]}, {"sentence": "Empty gives 0.", "taxonomies": ["2.3"]}]}"#,
+                2
+            )
+            .unwrap(),
+            [vec!["1.1"], vec!["2.3"]]
+        );
+        assert_eq!(
+            description(r#"{"prompts": [{"taxonomies": ["1.4"]}]}"#).unwrap(),
+            ["1.4"]
         );
     }
 }
