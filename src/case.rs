@@ -157,6 +157,16 @@ impl Verdict {
         self == Verdict::Correct
     }
 
+    /// Whether a reply passed, for a race's pairing: `None` where the
+    /// verdict says nothing of the prompt (a server's error, a case not
+    /// evaluated).
+    pub fn judged(self) -> Option<bool> {
+        match self {
+            Verdict::ApiError | Verdict::NotEvaluated => None,
+            verdict => Some(verdict.passed()),
+        }
+    }
+
     /// Whether the case counts in accuracy (its denominator).
     pub fn evaluated(self) -> bool {
         self != Verdict::NotEvaluated

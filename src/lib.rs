@@ -69,6 +69,9 @@ pub mod analysis;
 // The race between prompts: the rule, its hold on the scheduler, its standing.
 pub mod race;
 
+// The two bounded pools that run a session's cases in chain order.
+pub mod schedule;
+
 pub mod report;
 
 pub mod baseline;

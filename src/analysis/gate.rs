@@ -306,9 +306,7 @@ fn checks_of(
         .prompt_results
         .iter()
         .filter(|(_, r)| r.total_questions + r.not_evaluated > 0)
-        .filter(|(name, _)| {
-            !super::prompt_results::eliminated_by_race(summary.race.as_ref(), name)
-        });
+        .filter(|(name, _)| !crate::results::race::eliminated_by_race(summary.race.as_ref(), name));
     let mut checks = Vec::new();
     let mut lower = Vec::new();
     for (name, r) in ran {

@@ -6,6 +6,7 @@ use crate::case::{ApiFailure, CaseRecord};
 use crate::language::Language;
 
 use super::stats::{self, Paired, pass_at_k_over_questions, round_to};
+use crate::results::race::eliminated_by_race;
 use crate::results::{BestPrompt, PromptResult, RoundStats, RunInfo, Summary};
 
 /// The not-evaluated reason of a prompt that did not fit the context window;
@@ -209,12 +210,6 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
 /// `None` for an empty denominator (0 of 0 is no accuracy, not 0 %).
 pub(crate) fn percent(correct: usize, total: usize) -> Option<f64> {
     (total > 0).then(|| round_to(correct as f64 * 100.0 / total as f64, 1))
-}
-
-/// Whether the race (if the run was one) eliminated `prompt`.
-pub fn eliminated_by_race(race: Option<&crate::results::race::RaceResult>, prompt: &str) -> bool {
-    race.and_then(|r| r.prompts.get(prompt))
-        .is_some_and(|p| p.status == crate::results::race::RaceStatus::Eliminated)
 }
 
 fn prompt_result(info: &RunInfo, t: &Tally, name: &str) -> PromptResult {

@@ -16,7 +16,7 @@ use libtest_mimic::{Arguments, Completion, Failed, FormatSetting, Trial};
 
 use crate::case::CaseId;
 use crate::config::{Env, ProcessEnv};
-use crate::session::schedule::TrialOutcome;
+use crate::schedule::TrialOutcome;
 use crate::session::{RunPlan, Session, SetupError};
 use crate::suite::Suite;
 use crate::terminal::console::{fatal, in_ci};

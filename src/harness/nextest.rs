@@ -23,7 +23,7 @@ use libtest_mimic::{Arguments, Completion, Trial};
 
 use crate::case::CaseId;
 use crate::config::Env;
-use crate::session::schedule::TrialOutcome;
+use crate::schedule::TrialOutcome;
 use crate::session::{RunPlan, Session, SetupError};
 use crate::terminal::output::{Event, Output};
 

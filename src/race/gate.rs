@@ -372,7 +372,7 @@ mod tests {
     use crate::ask::history::HistoryEntry;
     use std::collections::HashMap;
 
-    use crate::session::schedule::{Finished, Lane, Scheduler, TrialOutcome, Work};
+    use crate::schedule::{Finished, Lane, Scheduler, TrialOutcome, Work};
 
     /// `prompts` x `questions` x `rounds`, question-major (plan order).
     fn grid(prompts: &[&str], questions: usize, rounds: u32) -> Vec<CaseId> {

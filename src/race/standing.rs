@@ -45,7 +45,7 @@ pub fn rebuild(
         .collect();
     let earlier: Vec<(CaseId, Option<bool>)> = finished
         .iter()
-        .map(|(c, v)| (c.clone(), crate::session::pipeline::judged(*v)))
+        .map(|(c, v)| (c.clone(), v.judged()))
         .chain(unevaluated.iter().map(|c| (c.clone(), None)))
         .collect();
     let (gate, step) = RaceGate::new(&open, &earlier, prompts, settings.alpha, settings.max_cases);
@@ -138,7 +138,7 @@ impl Tally {
             };
             tally.calls += 1;
             counts.asked += 1;
-            if let Some(passed) = crate::session::pipeline::judged(*verdict) {
+            if let Some(passed) = verdict.judged() {
                 counts.judged += 1;
                 counts.passed += usize::from(passed);
             }

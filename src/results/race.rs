@@ -25,6 +25,20 @@ pub struct RaceResult {
     pub not_run: Vec<String>,
 }
 
+impl RaceResult {
+    /// Whether the race eliminated `prompt`.
+    pub fn eliminated(&self, prompt: &str) -> bool {
+        self.prompts
+            .get(prompt)
+            .is_some_and(|p| p.status == RaceStatus::Eliminated)
+    }
+}
+
+/// Whether the race (if the run was one) eliminated `prompt`.
+pub fn eliminated_by_race(race: Option<&RaceResult>, prompt: &str) -> bool {
+    race.is_some_and(|r| r.eliminated(prompt))
+}
+
 /// One prompt's standing in its race.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RacePrompt {

@@ -18,7 +18,6 @@ pub mod pipeline;
 mod qualify;
 mod racing;
 mod run_plan;
-pub mod schedule;
 mod source;
 mod themes;
 mod thinking;
@@ -47,8 +46,8 @@ use crate::record::journal::{self, Journal};
 use crate::report::{self, RunInfo};
 use crate::results::GateSettings;
 use crate::sandbox::Sandbox;
+use crate::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::session::pipeline::{Pipeline, Recorder, ServedModel};
-use crate::session::schedule::{Pools, Scheduler, TrialOutcome};
 use crate::suite::Suite;
 use crate::terminal::output::{Event, Output};
 

@@ -16,7 +16,7 @@ use crate::ask::history::HistoryEntry;
 use crate::backend::replay::Mismatch;
 use crate::case::{CaseId, ChainId};
 use crate::config::{Config, server_key};
-use crate::session::schedule;
+use crate::schedule;
 use crate::suite::Suite;
 use crate::terminal::output::Output;
 

@@ -16,7 +16,7 @@ use crate::execute::extract::Source;
 use crate::execute::language::Languages;
 use crate::record::journal::Journal;
 use crate::sandbox::Sandbox;
-use crate::session::schedule::{Finished, TrialOutcome, Work};
+use crate::schedule::{Finished, TrialOutcome, Work};
 use crate::suite::{Question, Suite};
 
 /// Where live replies are captured, and how they are described.
@@ -344,7 +344,7 @@ impl Work for Arc<Pipeline> {
         Finished {
             outcome: trial_outcome(&record),
             entry: Some(HistoryEntry::from_record(&record)),
-            judged: judged(record.verdict),
+            judged: record.verdict.judged(),
         }
     }
 
@@ -372,15 +372,6 @@ fn note_failure(record: &mut CaseRecord, e: BackendError) {
     }
     record.api_failure = Some(e.failure);
     record.detail = Some(e.message);
-}
-
-/// Whether a reply passed, for a race's pairing: `None` where the verdict
-/// says nothing of the prompt (a server's error, a case not evaluated).
-pub fn judged(verdict: Verdict) -> Option<bool> {
-    match verdict {
-        Verdict::ApiError | Verdict::NotEvaluated => None,
-        verdict => Some(verdict.passed()),
-    }
 }
 
 /// Passed, failed, or (for a request no recording answers) ignored with the

@@ -63,7 +63,7 @@ pub fn gate(
     };
     let earlier: Vec<(CaseId, Option<bool>)> = finished
         .into_iter()
-        .map(|(c, v)| (c, super::pipeline::judged(v)))
+        .map(|(c, v)| (c, v.judged()))
         .chain(opened.unmatched.iter().map(|(c, _)| (c.clone(), None)))
         .collect();
     Ok(Some(RaceGate::new(

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use super::error::SetupError;
 use super::folder::{self, RunManifest};
 use super::pipeline::trial_outcome_of;
-use super::schedule::TrialOutcome;
 use super::variants::{self, UnwrittenVariants};
 use crate::ask::history::HistoryEntry;
 use crate::case::{CaseId, ChainId, Verdict};
@@ -21,6 +20,7 @@ use crate::config::{Config, Env};
 use crate::plan;
 use crate::plan::shard::Shard;
 use crate::record::journal;
+use crate::schedule::TrialOutcome;
 use crate::suite::Suite;
 
 /// What the run is about, before anything is started.

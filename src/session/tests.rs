@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::schedule::TrialOutcome;
 use super::{RunPlan, Session};
 use crate::ask::snapshot::SnapshotStore;
 use crate::backend::replay::tests::{MODEL, record};
+use crate::schedule::TrialOutcome;
 use crate::terminal::output::{Output, Recording};
 
 /// A folder with a suite of three questions, a harness.toml replaying
