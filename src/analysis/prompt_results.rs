@@ -112,6 +112,13 @@ impl Tally {
         }
     }
 
+    /// Each evaluated attempt: (question id, passed).
+    fn passed_cells(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.cells
+            .iter()
+            .map(|((id, _, _), &passed)| (id.as_str(), passed))
+    }
+
     /// question id -> (attempts passed, attempts failed) over its rounds
     /// and samples, in first-seen order.
     fn outcomes(&self) -> indexmap::IndexMap<&str, (usize, usize)> {
@@ -152,29 +159,20 @@ pub(crate) fn summarize(info: &RunInfo, names: &[&str], tallies: &[Tally]) -> Su
     let (completion, secs) = tallies.iter().fold((0u64, 0.0f64), |(c, s), t| {
         (c + t.generated.0, s + t.generated.1)
     });
-    let partial_order = names
-        .iter()
-        .zip(tallies)
-        .filter_map(|(name, t)| {
-            let cells = t
-                .cells
-                .iter()
-                .map(|((id, _, _), &passed)| (id.as_str(), passed));
-            super::curves::partial_order(&info.variants, cells, &info.pass_at_k)
-                .map(|po| (name.to_string(), po))
-        })
-        .collect();
-    let themes = names
-        .iter()
-        .zip(tallies)
-        .filter_map(|(name, t)| {
-            let cells = t
-                .cells
-                .iter()
-                .map(|((id, _, _), &passed)| (id.as_str(), passed));
-            super::themes::theme_results(&info.variants, cells).map(|r| (name.to_string(), r))
-        })
-        .collect();
+    // The variants' figures per prompt: the curves, and the themes when
+    // the variants are labeled.
+    let mut partial_order = indexmap::IndexMap::new();
+    let mut themes = indexmap::IndexMap::new();
+    for (name, t) in names.iter().zip(tallies) {
+        if let Some(po) =
+            super::curves::partial_order(&info.variants, t.passed_cells(), &info.pass_at_k)
+        {
+            partial_order.insert(name.to_string(), po);
+        }
+        if let Some(r) = super::themes::theme_results(&info.variants, t.passed_cells()) {
+            themes.insert(name.to_string(), r);
+        }
+    }
     let per_prompt: Vec<indexmap::IndexMap<&str, (usize, usize)>> =
         tallies.iter().map(Tally::outcomes).collect();
     let mut questions: indexmap::IndexSet<&str> = indexmap::IndexSet::new();

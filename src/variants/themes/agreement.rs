@@ -266,10 +266,12 @@ pub fn measure(
     labeler: &dyn super::Labeler,
     name: &str,
 ) -> Result<AgreementReport, super::LabelError> {
+    // Counted by the labeling calls; the report does not need it.
+    let mut asked = 0;
     let mut given = Vec::new();
     let mut unlabeled = Vec::new();
     for d in &set.descriptions {
-        match super::label_text(labeler, &d.id, &d.text)? {
+        match super::label_text(labeler, &d.id, &d.text, &mut asked)? {
             Ok(themes) => given.push((d.themes.clone(), themes)),
             Err(why) => unlabeled.push(format!("{}: {why}", d.id)),
         }
@@ -284,7 +286,12 @@ pub fn measure(
         for s in &set.sentences {
             let texts: Vec<&str> = s.sentences.iter().map(|l| l.text.as_str()).collect();
             items += texts.len();
-            match super::label_sentence_texts(labeler, &format!("{}.p_top", s.problem), &texts)? {
+            match super::label_sentence_texts(
+                labeler,
+                &format!("{}.p_top", s.problem),
+                &texts,
+                &mut asked,
+            )? {
                 Ok(labels) => given.extend(
                     s.sentences
                         .iter()

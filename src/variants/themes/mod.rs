@@ -167,14 +167,12 @@ pub fn label(
     labeler: &dyn Labeler,
 ) -> Result<Labeled, LabelError> {
     let mut done = Labeled::default();
-    let system = taxonomy::labeling_system();
-    let sentence_system = sentences_system();
     for q in suite.questions.iter_mut() {
         if q.variant.as_deref().is_none_or(is_placeholder) {
             continue;
         }
-        label_description(q, &system, labeler, &mut done)?;
-        label_sentences(q, &sentence_system, labeler, &mut done)?;
+        label_description(q, labeler, &mut done)?;
+        label_sentences(q, labeler, &mut done)?;
     }
     // The placeholders become ablations (or nothing), now that p_top's
     // sentences are known.
@@ -187,20 +185,21 @@ pub fn label(
             .as_deref()
             .is_some_and(|v| v.strategy == Strategy::Ablate)
         {
-            label_description(q, &system, labeler, &mut done)?;
+            label_description(q, labeler, &mut done)?;
         }
     }
     Ok(done)
 }
 
 /// One text's themes as the labeler gives them: `Ok(Err(why))` when its
-/// replies could not be read twice; `Err` when a call failed.
+/// replies could not be read twice; `Err` when a call failed. `asked`
+/// counts the requests.
 pub fn label_text(
     labeler: &dyn Labeler,
     id: &str,
     text: &str,
+    asked: &mut usize,
 ) -> Result<Result<Vec<String>, String>, LabelError> {
-    let mut done = Labeled::default();
     ask_twice(
         labeler,
         id,
@@ -208,7 +207,7 @@ pub fn label_text(
         &taxonomy::labeling_system(),
         &description_request(text),
         parse::description,
-        &mut done,
+        asked,
     )
 }
 
@@ -217,8 +216,8 @@ pub fn label_sentence_texts(
     labeler: &dyn Labeler,
     id: &str,
     sentences: &[&str],
+    asked: &mut usize,
 ) -> Result<Result<Vec<Vec<String>>, String>, LabelError> {
-    let mut done = Labeled::default();
     let count = sentences.len();
     ask_twice(
         labeler,
@@ -227,14 +226,13 @@ pub fn label_sentence_texts(
         &sentences_system(),
         &sentences_request(sentences),
         |reply| parse::sentences(reply, count),
-        &mut done,
+        asked,
     )
 }
 
 /// The description's themes, unless it has them (or was found unlabelable).
 fn label_description(
     q: &mut Question,
-    system: &str,
     labeler: &dyn Labeler,
     done: &mut Labeled,
 ) -> Result<(), LabelError> {
@@ -247,15 +245,7 @@ fn label_description(
     let outcome = if description.trim().is_empty() {
         Ok(Vec::new())
     } else {
-        ask_twice(
-            labeler,
-            &q.id,
-            "themes",
-            system,
-            &description_request(&description),
-            parse::description,
-            done,
-        )?
+        label_text(labeler, &q.id, &description, &mut done.asked)?
     };
     let v = q.variant.as_deref_mut().expect("a variant question");
     match outcome {
@@ -274,7 +264,6 @@ fn label_description(
 /// p_top's sentences and their themes, unless known.
 fn label_sentences(
     q: &mut Question,
-    system: &str,
     labeler: &dyn Labeler,
     done: &mut Labeled,
 ) -> Result<(), LabelError> {
@@ -295,16 +284,7 @@ fn label_sentences(
             .sentences = Some(Vec::new());
         return Ok(());
     }
-    let count = split.len();
-    let outcome = ask_twice(
-        labeler,
-        &q.id,
-        "sentences",
-        system,
-        &sentences_request(&split),
-        |reply| parse::sentences(reply, count),
-        done,
-    )?;
+    let outcome = label_sentence_texts(labeler, &q.id, &split, &mut done.asked)?;
     let v = q.variant.as_deref_mut().expect("a variant question");
     match outcome {
         Ok(themes) => {
@@ -338,7 +318,7 @@ fn ask_twice<T>(
     system: &str,
     user: &str,
     read: impl Fn(&str) -> Result<T, String>,
-    done: &mut Labeled,
+    asked: &mut usize,
 ) -> Result<Result<T, String>, LabelError> {
     let call = |retry: Option<(&str, &str)>| {
         labeler
@@ -355,13 +335,13 @@ fn ask_twice<T>(
                 reason,
             })
     };
-    done.asked += 1;
+    *asked += 1;
     let first = call(None)?;
     let why = match read(&first) {
         Ok(v) => return Ok(Ok(v)),
         Err(why) => why,
     };
-    done.asked += 1;
+    *asked += 1;
     let second = call(Some((&first, &why)))?;
     Ok(read(&second)
         .map_err(|again| format!("asked twice: the first reply: {why}; the second: {again}")))
