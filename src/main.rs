@@ -141,6 +141,25 @@ enum Benchmark {
         #[arg(long)]
         from: Option<PathBuf>,
     },
+    /// MultiPL-E's HumanEval translations (BSD-3-Clause, not for training
+    /// data), one question per problem in its language, judged by
+    /// MultiPL-E's own test programs.
+    #[command(name = "multipl-e")]
+    MultiplE {
+        /// A MultiPL-E checkout, its prompts/ folder, or a folder holding
+        /// humaneval-<code>-reworded.jsonl files.
+        #[arg(long)]
+        from: PathBuf,
+        /// Languages, comma-separated: ids (lua, racket, r, ocaml, perl, d,
+        /// bash, ruby, php, javascript, go, java, rust) or MultiPL-E's codes
+        /// (rkt, ml, pl, sh, rb, js, rs).
+        #[arg(long)]
+        languages: String,
+        /// Where to write: a suite file (several languages share it), or an
+        /// existing folder (one humaneval-<language>.json per language).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// ParEval's serial and OpenMP problems (60 each, MIT licence) from a
     /// checkout, as C++ questions judged by ParEval's own drivers.
     Pareval {
@@ -199,6 +218,14 @@ fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
         Command::Import {
             benchmark: Benchmark::Pareval { from, models, out },
         } => import_pareval(&from, &models, &out),
+        Command::Import {
+            benchmark:
+                Benchmark::MultiplE {
+                    from,
+                    languages,
+                    out,
+                },
+        } => import_multipl_e(&from, &languages, &out),
         Command::Merge { parts, out } => merge(&parts, &out),
         Command::Baseline { run, out } => baseline(&run, &out),
         Command::Themes {
@@ -295,6 +322,77 @@ fn import_pareval(
         pareval::PAREVAL_TEMPLATE_NAME
     )
     .into())
+}
+
+fn import_multipl_e(
+    from: &Path,
+    languages: &str,
+    out: &Path,
+) -> Result<Done, Box<dyn std::error::Error>> {
+    use import::multipl_e;
+    let languages = multipl_e::parse_languages(languages)?;
+    let mut per_language = Vec::new();
+    for language in &languages {
+        let file = multipl_e::file_of(from, *language)?;
+        per_language.push((file.clone(), multipl_e::read(&file, *language)?));
+    }
+    let mut lines = Vec::new();
+    let mut write = |problems: &[multipl_e::Converted],
+                     path: &Path|
+     -> Result<(), Box<dyn std::error::Error>> {
+        let suite = multipl_e::suite(problems)?;
+        std::fs::write(path, import::to_text(&suite))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        lines.push(format!(
+            "wrote {} questions to {}",
+            problems.len(),
+            path.display()
+        ));
+        Ok(())
+    };
+    if out.is_dir() {
+        for (_, problems) in &per_language {
+            let language = problems[0].language;
+            write(
+                problems,
+                &out.join(format!("humaneval-{}.json", language.as_str())),
+            )?;
+        }
+    } else {
+        let all: Vec<multipl_e::Converted> = per_language
+            .iter()
+            .flat_map(|(_, p)| p.iter().cloned())
+            .collect();
+        write(&all, out)?;
+    }
+    for (file, problems) in &per_language {
+        let repaired: Vec<&multipl_e::Converted> =
+            problems.iter().filter(|p| p.repaired_lines > 0).collect();
+        if !repaired.is_empty() {
+            lines.push(format!(
+                "{}: the description of {} of {} problems was marked as a comment on its first line \
+                 only (MultiPL-E's stored defect); {} lines got the marker back",
+                file.display(),
+                repaired.len(),
+                problems.len(),
+                repaired.iter().map(|p| p.repaired_lines).sum::<usize>()
+            ));
+        }
+        for p in problems.iter().filter(|p| p.defect.is_some()) {
+            lines.push(format!(
+                "{} ({}): known defect kept: {}",
+                p.name,
+                p.language.as_str(),
+                p.defect.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    lines.push(format!(
+        "template `{}`: the paper's Appendix C in each language; MultiPL-E's licence (BSD-3-Clause, \
+         with a clause forbidding use as training data) goes with the converted files",
+        multipl_e::TEMPLATE_NAME
+    ));
+    Ok(lines.join("\n").into())
 }
 
 fn merge(parts: &[PathBuf], out: &Path) -> Result<Done, Box<dyn std::error::Error>> {

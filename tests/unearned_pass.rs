@@ -31,6 +31,7 @@ fn question(tests: Option<&str>, answer: &str) -> Question {
         variant: None,
         language: None,
         pareval: None,
+        multipl_e: None,
     }
 }
 

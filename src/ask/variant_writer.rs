@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 use crate::backend::{Backend, BackendError, ChatRequest, ConnectError, Message};
 use crate::case::CaseId;
 use crate::config::{BackendKind, LlmConfig};
-use crate::suite::{CodeLanguage, Question};
+use crate::suite::{DescriptionStyle, Question};
 use crate::variants::Writer;
 use crate::variants::appendix_b::{
-    appendix_b_system, correct_name, cpp_snippet, plain_system, snippet, summary_system,
+    appendix_b_system, commented_snippet, correct_name, plain_system, snippet, summary_system,
 };
 use crate::variants::parts::Parts;
 
@@ -145,9 +145,11 @@ impl Writer for LlmWriter {
         let (system, user) = match &q.entry_point {
             Some(entry) if parts.is_function() => (
                 appendix_b_system(language),
-                match language {
-                    CodeLanguage::Python => snippet(&q.question, parts, entry, reference),
-                    CodeLanguage::Cpp => cpp_snippet(&q.question, parts, entry, reference),
+                match language.info().description {
+                    DescriptionStyle::Docstring => snippet(&q.question, parts, entry, reference),
+                    DescriptionStyle::CComments | DescriptionStyle::Comments => {
+                        commented_snippet(language, &q.question, parts, entry, reference)
+                    }
                 },
             ),
             _ => (

@@ -210,6 +210,7 @@ mod tests {
                 variant: None,
                 language: None,
                 pareval: None,
+                multipl_e: None,
             }],
             system_prompt: None,
             name: None,

@@ -393,6 +393,7 @@ mod tests {
             variant: None,
             language: None,
             pareval: None,
+            multipl_e: None,
         };
         let stderr = "Traceback (most recent call last):\n  File \"main.py\", line 9, in <module>\n    check(f)\n  File \"main.py\", line 6, in check\n    assert candidate([1, 2]) == 3, 'sum'\n           ^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: sum\n";
         let j = judge_question(&exec("", stderr, Some(1)), &q);
@@ -434,6 +435,7 @@ mod tests {
             variant: None,
             language: None,
             pareval: None,
+            multipl_e: None,
         };
         let re = q(r"^Hello, \w+!$", Match::Regex);
         assert_eq!(

@@ -504,6 +504,7 @@ mod tests {
             variant: None,
             language: None,
             pareval: None,
+            multipl_e: None,
         }
     }
 

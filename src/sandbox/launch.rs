@@ -58,6 +58,9 @@ pub struct Launch<'a> {
     /// The case folder stays on the host disk and is handed back (what a
     /// compiler wrote); otherwise it is a private tmpfs, gone at the end.
     pub keep_folder: bool,
+    /// Variables beyond the sandbox's own (a toolchain's cache folder);
+    /// `{dir}` in a value is the case folder.
+    pub env: &'a [(&'a str, &'a str)],
 }
 
 /// How it ended, and the folder when it was kept.
@@ -125,6 +128,12 @@ impl Sandbox {
             .current_dir(folder.path())
             .env_clear()
             .envs(native_env(folder.path()))
+            .envs(
+                launch
+                    .env
+                    .iter()
+                    .map(|(k, v)| (*k, v.replace("{dir}", &folder.path().to_string_lossy()))),
+            )
             .stdout(clone_file(&stdout)?)
             .stderr(clone_file(&stderr)?)
             // Without a pid namespace, the group is what the timeout kills.

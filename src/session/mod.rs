@@ -127,6 +127,7 @@ impl Session {
         let languages = crate::execute::language::Languages {
             shapes: check_shapes(&sandbox, &suite)?,
             cpp: prepare_cpp(&config, &suite)?,
+            multipl_e: prepare_multipl_e(&config, &suite),
         };
         if resume.is_none() {
             folder::ensure_writable(&config.result_dir)?;
@@ -642,6 +643,39 @@ fn prepare_cpp(config: &Config, suite: &Suite) -> Result<crate::execute::cpp::Cp
         }
     }
     Ok(cpp)
+}
+
+/// The MultiPL-E languages' side of the run. Each language the suite uses
+/// has its toolchain found now and said in the run's first lines; one
+/// that is missing leaves its cases not evaluated (never failed), with
+/// the package to install.
+fn prepare_multipl_e(config: &Config, suite: &Suite) -> crate::execute::multipl_e::MultiplE {
+    let multipl_e = crate::execute::multipl_e::MultiplE::new(config.cpp.clone());
+    for (spec, count) in crate::execute::language::multipl_e_languages(suite) {
+        match multipl_e.toolchain(spec).as_ref() {
+            Ok(toolchain) => tracing::info!(
+                "{count} {} question(s): run by {} ({}) in the sandbox",
+                spec.language.name(),
+                toolchain.paths[0].display(),
+                toolchain.version
+            ),
+            Err(why) => tracing::warn!(
+                "{count} {} question(s) will not be evaluated: {why}",
+                spec.language.name()
+            ),
+        }
+    }
+    for q in &suite.questions {
+        if let Some(defect) = q.multipl_e.as_ref().and_then(|m| m.defect.as_deref()) {
+            tracing::warn!(
+                "question {} (`{}`) keeps a defect of MultiPL-E's own data, as MultiPL-E has \
+                 it: {defect}",
+                q.index,
+                q.id
+            );
+        }
+    }
+    multipl_e
 }
 
 /// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no

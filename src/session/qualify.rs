@@ -102,6 +102,7 @@ impl Qualify for ModelQualifier<'_> {
         let languages = Languages {
             shapes: Shapes::check(self.sandbox.python(), &alone).map_err(|e| e.to_string())?,
             cpp: Cpp::new(self.config.cpp.clone(), self.suite.threads.clone()),
+            multipl_e: crate::execute::multipl_e::MultiplE::new(self.config.cpp.clone()),
         };
         let system = self
             .suite

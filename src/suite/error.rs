@@ -297,6 +297,13 @@ pub enum QuestionError {
          judged by its `answer` (what it prints) or its `pareval` check: remove `tests`"
     )]
     CppTests { index: usize },
+    #[error(
+        "question {index}: `multipl_e` is not a MultiPL-E problem's name and stop tokens: {source}"
+    )]
+    MultiplE {
+        index: usize,
+        source: serde_json::Error,
+    },
     #[error("question {index}: `variant` is not a prompt variant: {source}")]
     Variant {
         index: usize,

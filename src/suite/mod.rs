@@ -24,7 +24,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{RunSettings, line_of_offset};
-pub use code::{CodeLanguage, ParEvalCheck, ParallelModel};
+pub use code::{
+    CodeLanguage, DescriptionStyle, Grammar, LanguageInfo, MultiplEProblem, Naming, ParEvalCheck,
+    ParallelModel,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prompt {
@@ -80,8 +83,10 @@ pub struct Question {
     /// How stdout is compared with `answer`.
     #[serde(rename = "match")]
     pub matcher: Match,
-    /// Python run after the program in the same process (HumanEval's
-    /// `check(candidate)`): the question passes when it exits with 0.
+    /// The tests, in the question's language: for Python, run after the
+    /// program in the same process (HumanEval's `check(candidate)`); for a
+    /// language of MultiPL-E's, its test program, run after the prompt and
+    /// the completion. The question passes when they ran to their end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tests: Option<String>,
     /// The function the question asks for. The question text is then its
@@ -110,6 +115,9 @@ pub struct Question {
     /// A ParEval problem's check (C++): `validate` at every thread count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pareval: Option<Box<ParEvalCheck>>,
+    /// A MultiPL-E problem's name, stop tokens and known defect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multipl_e: Option<Box<MultiplEProblem>>,
 }
 
 /// How a program's stdout is compared with the expected answer.
@@ -244,7 +252,7 @@ impl Suite {
             q.language.get_or_insert(language);
             // `tests` are Python; a suite that makes a question C++ by its
             // settings cannot keep them.
-            if q.tests.is_some() && q.language == Some(CodeLanguage::Cpp) {
+            if q.tests.is_some() && !q.code_language().info().takes_tests {
                 let problem = QuestionError::CppTests { index: q.index };
                 return Err(err(locate.question_line(q.index - 1), problem.into()));
             }
@@ -640,12 +648,13 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
     let variant = fields.variant()?;
     let language = fields.language()?;
     let pareval = fields.pareval()?;
+    let multipl_e = fields.multipl_e()?;
     if pareval.is_some() && language == Some(CodeLanguage::Python) {
         return Err(QuestionError::ParEvalNotCpp { index });
     }
     // `tests` are Python run in the program's process; a C++ question is
     // judged by what it prints or by its ParEval check.
-    if tests.is_some() && (pareval.is_some() || language == Some(CodeLanguage::Cpp)) {
+    if tests.is_some() && (pareval.is_some() || language.is_some_and(|l| !l.info().takes_tests)) {
         return Err(QuestionError::CppTests { index });
     }
     Ok(Question {
@@ -663,6 +672,7 @@ fn parse_question(index: usize, item: &Value) -> Result<Question, QuestionError>
         // A ParEval check is C++ whatever the suite says.
         language: language.or(pareval.as_ref().map(|_| CodeLanguage::Cpp)),
         pareval,
+        multipl_e,
     })
 }
 
@@ -755,6 +765,19 @@ impl Fields<'_> {
             Some(v) => serde_json::from_value::<ParEvalCheck>(v.clone())
                 .map(|v| Some(Box::new(v)))
                 .map_err(|source| QuestionError::ParEval {
+                    index: self.index,
+                    source,
+                }),
+        }
+    }
+
+    /// `"multipl_e"`: a MultiPL-E problem's name and stop tokens.
+    fn multipl_e(&self) -> Result<Option<Box<MultiplEProblem>>, QuestionError> {
+        match self.obj.get("multipl_e") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => serde_json::from_value::<MultiplEProblem>(v.clone())
+                .map(|v| Some(Box::new(v)))
+                .map_err(|source| QuestionError::MultiplE {
                     index: self.index,
                     source,
                 }),

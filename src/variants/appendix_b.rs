@@ -3,7 +3,7 @@
 //! the code snippet with the function renamed as the paper's `correct...`.
 //! ask/variant_writer.rs sends them.
 
-use crate::suite::CodeLanguage;
+use crate::suite::{CodeLanguage, Naming};
 use crate::variants::parts::Parts;
 
 /// Appendix B's system prompt; `<C++ or Python, depending on the
@@ -52,32 +52,38 @@ pub fn snippet(question: &str, parts: &Parts, entry: &str, reference: &str) -> S
 /// The name the snippet gives the function: HumanEval's `correct_<name>`,
 /// ParEval's own `correct<Name>` (its baselines are written so).
 pub fn correct_name(language: CodeLanguage, entry: &str) -> String {
-    match language {
-        CodeLanguage::Python => format!("correct_{entry}"),
-        CodeLanguage::Cpp => {
-            let mut chars = entry.chars();
-            let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
-            format!("correct{}{}", first.unwrap_or_default(), chars.as_str())
-        }
+    let camel = match language.info().naming {
+        Naming::Snake => false,
+        Naming::Camel => true,
+        Naming::AsTheName => !entry.contains('_') && entry.chars().any(|c| c.is_ascii_uppercase()),
+    };
+    if !camel {
+        return format!("correct_{entry}");
     }
+    let mut chars = entry.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    format!("correct{}{}", first.unwrap_or_default(), chars.as_str())
 }
 
 /// Appendix B's code snippet for a C++ question: the prompt as written
 /// (preamble, its description) with the reference as the function's
 /// definition, renamed `correct<Name>` as ParEval's baselines name it. A
 /// reference that is a body only completes the prompt's signature.
-pub fn cpp_snippet(question: &str, parts: &Parts, entry: &str, reference: &str) -> String {
+pub fn commented_snippet(
+    language: CodeLanguage,
+    question: &str,
+    parts: &Parts,
+    entry: &str,
+    reference: &str,
+) -> String {
     let head = question
         .strip_suffix(parts.signature.as_str())
         .unwrap_or(&parts.preamble);
     let renamed = |text: &str| {
         regex::Regex::new(&format!(r"\b{}(\s*)\(", regex::escape(entry)))
             .map(|re| {
-                re.replace(
-                    text,
-                    format!("{}${{1}}(", correct_name(CodeLanguage::Cpp, entry)),
-                )
-                .into_owned()
+                re.replace(text, format!("{}${{1}}(", correct_name(language, entry)))
+                    .into_owned()
             })
             .unwrap_or_else(|_| text.to_string())
     };
@@ -119,12 +125,18 @@ mod tests {
         let parts = Parts::of_cpp(question, Some("sumOf"));
         let whole = "int sumOf(std::vector<int> const& x) {\n    int s = 0;\n    for (int v : x) s += v;\n    return s;\n}";
         assert_eq!(
-            cpp_snippet(question, &parts, "sumOf", whole),
+            commented_snippet(CodeLanguage::Cpp, question, &parts, "sumOf", whole),
             "#include <vector>\n\n/* Sum x.\n   Example: [1, 2] -> 3\n*/\nint correctSumOf(std::vector<int> const& x) {\n    int s = 0;\n    for (int v : x) s += v;\n    return s;\n}"
         );
         assert!(
-            cpp_snippet(question, &parts, "sumOf", "    return 0;\n}")
-                .ends_with("*/\nint correctSumOf(std::vector<int> const& x) {\n    return 0;\n}")
+            commented_snippet(
+                CodeLanguage::Cpp,
+                question,
+                &parts,
+                "sumOf",
+                "    return 0;\n}"
+            )
+            .ends_with("*/\nint correctSumOf(std::vector<int> const& x) {\n    return 0;\n}")
         );
         assert_eq!(correct_name(CodeLanguage::Cpp, "sumOf"), "correctSumOf");
         assert!(

@@ -7,7 +7,7 @@
 //! point's signature; the preamble is everything before that comment and
 //! the signature everything after it, both kept byte for byte.
 
-use crate::suite::{CodeLanguage, Question};
+use crate::suite::{CodeLanguage, DescriptionStyle, Question};
 
 /// A prompt taken apart; `render` puts it back with another description.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,14 +35,28 @@ enum Style {
     BlockComment { gap: String },
     /// `//` lines right before the signature.
     LineComments,
+    /// Line comments of another language right before the signature, each
+    /// line opened by `prefix` (`-- `, `;; `, `    // `, `/// `).
+    Lines { prefix: String },
+    /// A block comment of another language (`(* *)`, `/* */`): how it
+    /// opened and closed, and what separated it from the signature.
+    Block {
+        open: String,
+        close: String,
+        gap: String,
+    },
 }
 
 impl Parts {
     /// The question's prompt taken apart as its language writes it.
     pub fn of_question(q: &Question) -> Parts {
-        match q.code_language() {
-            CodeLanguage::Cpp => Parts::of_cpp(&q.question, q.entry_point.as_deref()),
-            CodeLanguage::Python => Parts::of(&q.question, q.entry_point.as_deref()),
+        let entry = q.entry_point.as_deref();
+        match q.code_language().info().description {
+            DescriptionStyle::Docstring => Parts::of(&q.question, entry),
+            DescriptionStyle::CComments => Parts::of_cpp(&q.question, entry),
+            DescriptionStyle::Comments => entry
+                .and_then(|e| split_commented(&q.question, e, q.code_language()))
+                .unwrap_or_else(|| plain(&q.question)),
         }
     }
 
@@ -98,6 +112,27 @@ impl Parts {
                         out.push_str(format!("// {line}").trim_end());
                         out.push('\n');
                     }
+                }
+                out.push_str(&self.signature);
+            }
+            Style::Lines { prefix } => {
+                if let Some(text) = description {
+                    for line in text.trim().lines() {
+                        out.push_str(format!("{prefix}{line}").trim_end());
+                        out.push('\n');
+                    }
+                }
+                out.push_str(&self.signature);
+            }
+            Style::Block { open, close, gap } => {
+                if let Some(text) = description {
+                    // A description holding the close would end it early.
+                    let closing = close.trim();
+                    let broken = format!("{} {}", &closing[..1], &closing[1..]);
+                    out.push_str(open);
+                    out.push_str(&text.trim().replace(closing, &broken));
+                    out.push_str(close);
+                    out.push_str(gap);
                 }
                 out.push_str(&self.signature);
             }
@@ -193,6 +228,107 @@ fn split_cpp_function(text: &str, entry: &str) -> Option<Parts> {
                 Style::BlockComment { gap: "\n".into() },
             ),
         },
+    };
+    Some(Parts {
+        preamble: preamble.to_string(),
+        signature: text[start..].to_string(),
+        description,
+        style,
+        after: String::new(),
+    })
+}
+
+/// The split of a prompt in a language of MultiPL-E's: the signature from
+/// the declaration line (the last line that names the entry point and is
+/// neither a comment nor a doctest) to the end; the description the block
+/// comment (`/* */`, `(* *)`) or the run of line comments right before it;
+/// the preamble (`<?php`, `#lang racket`, imports) what comes first.
+fn split_commented(text: &str, entry: &str, language: CodeLanguage) -> Option<Parts> {
+    let marker = language.line_comment();
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let entry_key = key(entry);
+    let names = |line: &str| {
+        line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| !w.is_empty() && key(w) == entry_key)
+    };
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let comment = t.starts_with(marker) || t.starts_with("/*") || t.starts_with("(*");
+        if !comment && !t.starts_with(">>>") && names(line) {
+            start = Some(offset);
+        }
+        offset += line.len();
+    }
+    let start = start?;
+    let before = &text[..start];
+    let comment_end = before.trim_end().len();
+    let block = [("/*", "*/"), ("(*", "*)")].into_iter().find_map(|(o, c)| {
+        let inner = before[..comment_end].strip_suffix(c)?;
+        let open_at = inner.rfind(o)?;
+        Some((open_at, o, c))
+    });
+    let (preamble, description, style) = match block {
+        Some((open_at, o, c)) => {
+            // `(**` and `/**` open as doc comments: the extra star is the
+            // opener's, kept on rendering.
+            let mut open_end = open_at + o.len();
+            while before[open_end..].starts_with('*') && open_end < comment_end - c.len() {
+                open_end += 1;
+            }
+            let inner = &before[open_end..comment_end - c.len()];
+            let lead: String = inner.chars().take_while(|ch| ch.is_whitespace()).collect();
+            let tail_len = inner.len() - inner.trim_end().len();
+            let trail = &inner[inner.len() - tail_len..];
+            (
+                &text[..open_at],
+                dedent(inner),
+                Style::Block {
+                    open: format!("{}{lead}", &before[open_at..open_end]),
+                    close: format!("{trail}{c}"),
+                    gap: before[comment_end..].to_string(),
+                },
+            )
+        }
+        None => {
+            let mut open = before.len();
+            let mut lines = Vec::new();
+            let mut prefix = None;
+            for line in before.split_inclusive('\n').rev() {
+                let indent = line.len() - line.trim_start().len();
+                let Some(rest) = line.trim_start().strip_prefix(marker) else {
+                    break;
+                };
+                // `///`, `;;;`: the marker's character repeated.
+                let extra = rest.len()
+                    - rest
+                        .trim_start_matches(marker.chars().last().unwrap_or(' '))
+                        .len();
+                let rest = &rest[extra..];
+                let text = rest.strip_prefix(' ').unwrap_or(rest);
+                prefix = Some(format!(
+                    "{}{}{} ",
+                    &line[..indent],
+                    marker,
+                    &line[indent + marker.len()..indent + marker.len() + extra]
+                ));
+                open -= line.len();
+                lines.push(text.trim_end());
+            }
+            lines.reverse();
+            let prefix = prefix.unwrap_or_else(|| format!("{marker} "));
+            (
+                &text[..open],
+                lines.join("\n").trim().to_string(),
+                Style::Lines { prefix },
+            )
+        }
     };
     Some(Parts {
         preamble: preamble.to_string(),

@@ -263,6 +263,7 @@ mod tests {
             variant: None,
             language: Some(crate::suite::CodeLanguage::Cpp),
             pareval: None,
+            multipl_e: None,
         }
     }
 

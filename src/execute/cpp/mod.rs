@@ -255,6 +255,7 @@ impl Cpp {
                 cpu_secs: Some(timeout.as_secs().saturating_add(1)),
             },
             keep_folder: true,
+            env: &[],
         })?;
         let execution = launched.execution;
         let built = launched
@@ -396,6 +397,7 @@ fn run_program(
         stdin,
         limits,
         keep_folder: false,
+        env: &[],
     })?;
     Ok(launched.execution)
 }

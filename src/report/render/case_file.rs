@@ -45,10 +45,12 @@ pub(crate) fn case_file_name(case: &CaseRecord, lang: CodeLanguage) -> String {
 
 pub(crate) fn render(case: &CaseRecord, lang: CodeLanguage, l: &Labels) -> String {
     let c = lang.line_comment();
-    let mut out = String::new();
-    push_header(&mut out, case, lang);
+    let mut head = String::new();
+    push_header(&mut head, case, lang);
+    let mut out = closed(lang, &head);
     out.push('\n');
     push_code(&mut out, case, lang);
+    let code_end = out.len();
     push_block(
         &mut out,
         c,
@@ -82,6 +84,9 @@ pub(crate) fn render(case: &CaseRecord, lang: CodeLanguage, l: &Labels) -> Strin
         &format!("{}:", l.execution_result),
         &execution_lines(c, case, l),
     );
+    let tail = closed(lang, &out[code_end..]);
+    out.truncate(code_end);
+    out.push_str(&tail);
     let end = out.trim_end_matches('\n').len();
     out.truncate(end);
     out.push('\n');
@@ -92,11 +97,11 @@ fn push_header(out: &mut String, case: &CaseRecord, lang: CodeLanguage) {
     let c = lang.line_comment();
     // Python reads a `coding: x` on line 2 as the file's encoding (PEP
     // 263) and refuses to run when `x` is unknown.
-    let name = |text: &str| match lang {
-        CodeLanguage::Python => one_line(text)
+    // Harmless in every other language's comments.
+    let name = |text: &str| {
+        one_line(text)
             .replace("coding:", "coding :")
-            .replace("coding=", "coding ="),
-        CodeLanguage::Cpp => one_line(text),
+            .replace("coding=", "coding =")
     };
     let lines = [
         format!("{c} {RULE}"),
@@ -137,18 +142,15 @@ fn push_code(out: &mut String, case: &CaseRecord, lang: CodeLanguage) {
             out.push('\n');
         }
         Some(code) => {
-            let who = match lang {
-                CodeLanguage::Python => "Python",
-                CodeLanguage::Cpp => "the C++ compiler",
-            };
-            out.push_str(&format!(
-                "{c} (code commented out: {who} could not compile it)\n"
-            ));
-            push_lines(out, &comment_lines(c, code));
+            let who = lang.info().checker;
+            let mut text = format!("{c} (code commented out: {who} could not compile it)\n");
+            push_lines(&mut text, &comment_lines(c, code));
+            out.push_str(&closed(lang, &text));
         }
         None => {
             let reason = no_code_reason(case);
-            out.push_str(&format!("{c} (no code: {})\n", one_line(&reason)));
+            let text = format!("{c} (no code: {})\n", one_line(&reason));
+            out.push_str(&closed(lang, &text));
         }
     }
     out.push('\n');
@@ -162,10 +164,11 @@ fn compiled(case: &CaseRecord, code: &str, lang: CodeLanguage) -> bool {
     let Some(execution) = &case.execution else {
         return false;
     };
-    let compile_error = lang == CodeLanguage::Python
-        && ["SyntaxError", "IndentationError", "TabError"]
-            .iter()
-            .any(|e| execution.stderr.contains(e));
+    let compile_error = lang
+        .info()
+        .syntax_markers
+        .iter()
+        .any(|e| execution.stderr.contains(e));
     case.verdict != Verdict::SyntaxError && !compile_error && !code.contains('\0')
 }
 
@@ -244,6 +247,37 @@ fn push_block(out: &mut String, c: &str, title: &str, body: &[String]) {
     out.push_str(&format!("{c} {RULE}\n{c} {title}\n"));
     push_lines(out, body);
     out.push_str(&format!("{c} {RULE}\n\n"));
+}
+
+/// `text`'s comment lines closed where the language's line comments need
+/// it (OCaml's `(* ... *)`, whose comments nest and lex string literals:
+/// the text inside loses what would open, close or quote).
+fn closed(lang: CodeLanguage, text: &str) -> String {
+    let info = lang.info();
+    if info.comment_close.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        match body.strip_prefix(info.line_comment) {
+            Some(inner) => {
+                let inner = inner
+                    .replace("(*", "( *")
+                    .replace("*)", "* )")
+                    .replace('"', "'");
+                out.push_str(&format!(
+                    "{}{inner}{}{end}",
+                    info.line_comment, info.comment_close
+                ));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 fn push_lines(out: &mut String, lines: &[String]) {

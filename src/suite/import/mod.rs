@@ -4,6 +4,7 @@
 //! own drivers).
 
 pub mod humaneval;
+pub mod multipl_e;
 pub mod pareval;
 
 use serde_json::Value;

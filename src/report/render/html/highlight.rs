@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use tree_sitter_highlight::{HighlightConfiguration, HighlightEvent, Highlighter};
 
 use super::diff::{Segment, push};
-use crate::suite::CodeLanguage;
+use crate::suite::{CodeLanguage, Grammar};
 
 /// The queries' capture names the page colours, each with its CSS class
 /// (`tok-...`); captures not listed (variables, operators) stay plain.
@@ -36,15 +36,15 @@ fn configuration(lang: CodeLanguage) -> Option<&'static HighlightConfiguration> 
         config.configure(&CAPTURES.map(|(capture, _)| capture));
         config
     };
-    match lang {
-        CodeLanguage::Python => PYTHON.get_or_init(|| {
+    match lang.info().grammar? {
+        Grammar::Python => PYTHON.get_or_init(|| {
             let grammar = tree_sitter_python::LANGUAGE.into();
             let query = tree_sitter_python::HIGHLIGHTS_QUERY;
             HighlightConfiguration::new(grammar, "python", query, "", "")
                 .ok()
                 .map(colours)
         }),
-        CodeLanguage::Cpp => CPP.get_or_init(|| {
+        Grammar::Cpp => CPP.get_or_init(|| {
             let grammar = tree_sitter_cpp::LANGUAGE.into();
             let query = [
                 tree_sitter_c::HIGHLIGHT_QUERY,

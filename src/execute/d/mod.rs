@@ -1,0 +1,39 @@
+//! D (MultiPL-E's `d`, which runs `rdmd -unittest -main`): compiled by gdc
+//! with the `unittest` blocks in; druntime runs them in place of `main`,
+//! and a failed assert aborts with AssertError.
+
+use super::multipl_e::spec::{Program, Proof, Spec, Step, Tool};
+use crate::suite::CodeLanguage;
+
+pub const SPEC: Spec = Spec {
+    language: CodeLanguage::D,
+    file: "prog.d",
+    tools: &[Tool {
+        names: &["gdc"],
+        package: "gdc",
+        version_args: &["--version"],
+        sysroot_args: None,
+    }],
+    build: Some(Step {
+        program: Program::Tool(0),
+        args: &["-funittest", "-O0", "-o", "prog", "{file}"],
+    }),
+    run: Step {
+        program: Program::Built("prog"),
+        args: &[],
+    },
+    // At the end of the unittest block (the one before `void main(){}`):
+    // druntime runs the unittests and, when there are any, not `main`.
+    proof: Proof::BeforeClosingBrace {
+        nth: 2,
+        text: "    { import std.stdio : write; write(\"\\n{nonce}\\n\"); }",
+    },
+    stderr_fails: false,
+    syntax_markers: &[],
+    failure_markers: &["AssertError", "unittest failure"],
+    memory_mb: None,
+    requires: &[],
+    import_block: false,
+    env: &[],
+    read: &[],
+};

@@ -1,0 +1,163 @@
+//! How a MultiPL-E program's run becomes a verdict: a compile error is a
+//! `syntax_error` with its first error line; a run past its time a
+//! `timeout`; a signal or a crash a `runtime_error`; a failed test a
+//! `wrong_answer`; and `correct` only with exit status 0, MultiPL-E's own
+//! condition (Racket: nothing on stderr), and the proof that the tests ran
+//! to their end.
+
+use crate::case::{ExecutionRecord, Verdict};
+use crate::execute::judge::{Judgement, normalise};
+
+use super::spec::Spec;
+
+/// What became of the build step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Built {
+    /// The language has none.
+    NotCompiled,
+    Compiled,
+    /// The record is the compiler's.
+    Failed,
+}
+
+/// The secret's line was written: the tests ran to their end.
+pub fn proven(execution: &ExecutionRecord, secret: &str) -> bool {
+    execution.stdout.lines().any(|l| l.trim() == secret)
+        || execution.stderr.lines().any(|l| l.trim() == secret)
+}
+
+/// stdout without the proof's line (a secret of the case, not output).
+pub fn without_secret(stdout: &str, secret: &str) -> String {
+    if !stdout.contains(secret) {
+        return stdout.to_string();
+    }
+    let kept: Vec<&str> = stdout.lines().filter(|l| l.trim() != secret).collect();
+    let mut out = kept.join("\n");
+    if stdout.ends_with('\n') && !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// The first line that reads as an error, else the first line.
+fn first_error_line(text: &str) -> Option<&str> {
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines().next())
+}
+
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+fn shorten(line: &str) -> String {
+    crate::ask::history::abbreviate(line, 300)
+}
+
+pub fn judge(spec: &Spec, execution: &ExecutionRecord, built: Built, secret: &str) -> Judgement {
+    let output = format!("{}\n{}", execution.stderr, execution.stdout);
+    let actual = normalise(&without_secret(&execution.stdout, secret));
+    let found = |markers: &[&str]| markers.iter().any(|m| output.contains(m));
+    let judgement = |verdict, detail: String| Judgement {
+        verdict,
+        actual: actual.clone(),
+        detail: Some(detail),
+    };
+    if built == Built::Failed {
+        if execution.timed_out {
+            return judgement(
+                Verdict::Timeout,
+                format!(
+                    "{} ran past its time limit ({:.1}s) and was killed",
+                    spec.language.info().checker,
+                    execution.duration_secs
+                ),
+            );
+        }
+        let line = first_error_line(&execution.stderr)
+            .or_else(|| first_error_line(&execution.stdout))
+            .map(shorten)
+            .unwrap_or_else(|| format!("exit status {:?}", execution.exit_code));
+        return judgement(
+            Verdict::SyntaxError,
+            format!("{} rejected it: {line}", spec.language.info().checker),
+        );
+    }
+    if execution.timed_out {
+        return judgement(
+            Verdict::Timeout,
+            format!(
+                "killed after {:.1}s without finishing",
+                execution.duration_secs
+            ),
+        );
+    }
+    if let Some(signal) = execution.signal {
+        return judgement(Verdict::RuntimeError, format!("killed by signal {signal}"));
+    }
+    let status = execution.exit_code.unwrap_or(-1);
+    if status != 0 {
+        if found(spec.syntax_markers) {
+            let line = spec
+                .syntax_markers
+                .iter()
+                .find_map(|m| output.lines().find(|l| l.contains(m)))
+                .map(shorten)
+                .unwrap_or_default();
+            return judgement(Verdict::SyntaxError, line);
+        }
+        if found(spec.failure_markers) || quiet_failure(spec, execution) {
+            let line = spec
+                .failure_markers
+                .iter()
+                .find_map(|m| output.lines().find(|l| l.contains(m)))
+                .map(shorten)
+                .unwrap_or_else(|| format!("exit status {status}"));
+            return judgement(Verdict::WrongAnswer, format!("a test failed: {line}"));
+        }
+        let line = last_line(&execution.stderr)
+            .map(shorten)
+            .unwrap_or_else(|| format!("exit status {status}"));
+        return judgement(Verdict::RuntimeError, line);
+    }
+    if spec.stderr_fails && !execution.stderr.trim().is_empty() {
+        let verdict = if found(spec.failure_markers) {
+            Verdict::WrongAnswer
+        } else if found(spec.syntax_markers) {
+            Verdict::SyntaxError
+        } else {
+            Verdict::RuntimeError
+        };
+        let line = first_error_line(&execution.stderr)
+            .map(shorten)
+            .unwrap_or_default();
+        return judgement(
+            verdict,
+            format!(
+                "exit status 0, but it wrote on stderr, which MultiPL-E counts as a failure: {line}"
+            ),
+        );
+    }
+    if !proven(execution, secret) {
+        return judgement(
+            Verdict::WrongAnswer,
+            "the program exited with status 0 before its tests ran to their end (an early \
+             exit): no proof that they passed; not counted as a pass"
+                .to_string(),
+        );
+    }
+    Judgement {
+        verdict: Verdict::Correct,
+        actual,
+        detail: None,
+    }
+}
+
+/// Tests that fail without a word (Perl's `exit 1`, Bash's `[[ ]]` under
+/// `set -e`): status 1 and nothing on stderr.
+fn quiet_failure(spec: &Spec, execution: &ExecutionRecord) -> bool {
+    spec.failure_markers.is_empty()
+        && execution.exit_code == Some(1)
+        && execution.stderr.trim().is_empty()
+}
