@@ -7,9 +7,16 @@
 //! sandbox, and the verdict agrees with that run's exit status except where
 //! the program left before the tests.
 //!
+//! The hostile corpus per language (tests/data/multipl-e/hostile.json):
+//! a fork bomb, a write outside the case's folder and a connection to a
+//! listener on the host's loopback, each from the language's own calls,
+//! end within the time limit and leave the host unharmed (no file, no
+//! connection, the sandbox still runs programs). Its endless loop is the
+//! `endless` reply above.
+//!
 //! A language whose toolchain is absent is reported ignored with the
 //! package to install (a failure under CI=true, whose .ci/run installs
-//! them all).
+//! them all); the hostile trials also need the sandbox's full isolation.
 
 #[path = "support/trials.rs"]
 mod trials;
@@ -39,7 +46,7 @@ fn sandbox() -> &'static Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
     SANDBOX.get_or_init(|| {
         let config = SandboxConfig {
-            timeout_secs: 10.0,
+            timeout_secs: LIMIT_SECS,
             ..SandboxConfig::default()
         };
         Sandbox::new(&config, &RUNTIME).expect("sandbox")
@@ -133,6 +140,96 @@ fn judged(spec: &'static Spec, kind: &'static str) -> impl Fn(()) + Send + 'stat
     }
 }
 
+fn hostile_replies() -> &'static BTreeMap<String, BTreeMap<String, String>> {
+    static REPLIES: OnceLock<BTreeMap<String, BTreeMap<String, String>>> = OnceLock::new();
+    REPLIES.get_or_init(|| {
+        let path = root().join("tests/data/multipl-e/hostile.json");
+        serde_json::from_str(&std::fs::read_to_string(path).expect("hostile")).expect("json")
+    })
+}
+
+/// The time limit of [`sandbox`], and what a case may take beyond it
+/// (compiling, killing).
+const LIMIT_SECS: f64 = 10.0;
+const SLACK_SECS: f64 = 60.0;
+
+fn contained(spec: &'static Spec, kind: &'static str) -> impl Fn(()) + Send + 'static {
+    move |()| {
+        let question = problem(spec);
+        let outside = std::env::temp_dir().join(format!(
+            "prompteval-escape-{}-{}",
+            spec.language.as_str(),
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&outside);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let port = listener.local_addr().expect("addr").port();
+        let reply = hostile_replies()[spec.language.as_str()][kind]
+            .replace("{path}", outside.to_str().expect("utf-8"))
+            .replace("{port}", &port.to_string());
+        let code = languages().extract(&question, &reply).code;
+        let started = std::time::Instant::now();
+        let ran = languages()
+            .run(&question, &code, sandbox())
+            .unwrap_or_else(|e| panic!("harness: {e}"));
+        let took = started.elapsed().as_secs_f64();
+        let context = format!(
+            "{} {kind}: {} {:?}\nstdout: {}\nstderr: {}",
+            spec.language.as_str(),
+            ran.judgement.verdict,
+            ran.judgement.detail,
+            ran.execution.stdout,
+            ran.execution.stderr
+        );
+        assert!(took < LIMIT_SECS + SLACK_SECS, "took {took:.1}s: {context}");
+        // The attack compiled and ran: the function then returned the wrong
+        // answer (a fork bomb ends by the limit or an error instead).
+        match kind {
+            "fork" => assert!(
+                !matches!(
+                    ran.judgement.verdict,
+                    Verdict::Correct | Verdict::SyntaxError
+                ),
+                "{context}"
+            ),
+            // Denied: the call fails quietly (the wrong answer follows) or
+            // ends the program.
+            _ => assert!(
+                matches!(
+                    ran.judgement.verdict,
+                    Verdict::WrongAnswer | Verdict::RuntimeError
+                ),
+                "{context}"
+            ),
+        }
+        assert!(
+            !outside.exists(),
+            "the program wrote {}: {context}",
+            outside.display()
+        );
+        assert!(
+            listener.accept().is_err(),
+            "the program reached the host's port {port}: {context}"
+        );
+        // The host still runs programs normally.
+        let again = sandbox().run("print(sum(range(10)))").expect("run");
+        assert_eq!(again.stdout, "45\n", "after {context}");
+    }
+}
+
+/// The sandbox enforces everything it can here (no isolation warning).
+fn full_isolation() -> Result<(), String> {
+    let warnings = &sandbox().isolation().warnings;
+    match warnings.is_empty() {
+        true => Ok(()),
+        false => Err(format!(
+            "the sandbox is not fully isolated on this machine: {}",
+            warnings.join("; ")
+        )),
+    }
+}
+
 fn main() -> ExitCode {
     let args = Arguments::from_args();
     let mut all = Vec::new();
@@ -148,6 +245,24 @@ fn main() -> ExitCode {
                 &present,
                 &format!("{}_{kind}", spec.language.as_str()),
                 judged(spec, kind),
+            ));
+        }
+    }
+    let isolated = full_isolation();
+    for spec in MULTIPL_E {
+        let Some(kinds) = hostile_replies().get(spec.language.as_str()) else {
+            continue;
+        };
+        let present = Toolchain::find(spec)
+            .map(|_| ())
+            .and_then(|()| isolated.clone());
+        for kind in kinds.keys() {
+            let kind: &'static str = Box::leak(kind.clone().into_boxed_str());
+            all.push(trials::needing(
+                &args,
+                &present,
+                &format!("{}_hostile_{kind}", spec.language.as_str()),
+                contained(spec, kind),
             ));
         }
     }

@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append("printf '\\n%s\\n' '{nonce}'"),
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[
         "syntax error near unexpected token",
         "syntax error: unexpected end of file",

@@ -29,6 +29,7 @@ pub const SPEC: Spec = Spec {
         text: "    { import std.stdio : write; write(\"\\n{nonce}\\n\"); }",
     },
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[],
     failure_markers: &["AssertError", "unittest failure"],
     memory_mb: None,

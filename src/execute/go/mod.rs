@@ -26,6 +26,7 @@ pub const SPEC: Spec = Spec {
         "func TestZzzPromptevalProof(t *testing.T) {\n\tif !t.Failed() {\n\t\tprintln()\n\t\tprintln(\"{nonce}\")\n\t}\n}",
     ),
     stderr_fails: false,
+    output_fails: &["FAIL"],
     syntax_markers: &["[setup failed]", "[build failed]", "syntax error"],
     failure_markers: &["--- FAIL"],
     memory_mb: Some(4096),

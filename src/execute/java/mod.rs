@@ -70,6 +70,7 @@ pub const SPEC: Spec = Spec {
         text: "    System.out.println(\"\\n{nonce}\");",
     },
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[],
     failure_markers: &["java.lang.AssertionError"],
     memory_mb: Some(2048),

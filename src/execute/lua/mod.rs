@@ -25,6 +25,7 @@ pub const SPEC: Spec = Spec {
         to: "local prompteval_failed = lu.LuaUnit.run()\nif prompteval_failed == 0 then io.write(\"\\n{nonce}\\n\") end\nos.exit(prompteval_failed)",
     },
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[
         "syntax error near",
         "unexpected symbol near",

@@ -24,6 +24,9 @@ pub struct Spec {
     /// MultiPL-E's Racket evaluator fails a program that wrote anything on
     /// stderr (rackunit reports a failed check there and exits 0).
     pub stderr_fails: bool,
+    /// What on stdout or stderr fails even a run that exited 0, as
+    /// MultiPL-E's evaluator has it (Perl: `ERROR`; Go: `FAIL`).
+    pub output_fails: &'static [&'static str],
     /// What on stderr or stdout of a failed run means the program did not
     /// parse (interpreted languages): a `syntax_error`.
     pub syntax_markers: &'static [&'static str],

@@ -108,18 +108,34 @@ pub fn judge(spec: &Spec, execution: &ExecutionRecord, built: Built, secret: &st
             return judgement(Verdict::SyntaxError, line);
         }
         if found(spec.failure_markers) || quiet_failure(spec, execution) {
-            let line = spec
-                .failure_markers
-                .iter()
-                .find_map(|m| output.lines().find(|l| l.contains(m)))
-                .map(shorten)
+            let line = expected_line(&output)
+                .or_else(|| {
+                    spec.failure_markers
+                        .iter()
+                        .find_map(|m| output.lines().find(|l| l.contains(m)))
+                        .map(shorten)
+                })
                 .unwrap_or_else(|| format!("exit status {status}"));
             return judgement(Verdict::WrongAnswer, format!("a test failed: {line}"));
         }
         let line = last_line(&execution.stderr)
+            .or_else(|| located_line(&execution.stdout))
             .map(shorten)
             .unwrap_or_else(|| format!("exit status {status}"));
         return judgement(Verdict::RuntimeError, line);
+    }
+    if let Some(word) = spec.output_fails.iter().find(|w| output.contains(*w)) {
+        let line = output
+            .lines()
+            .find(|l| l.contains(word))
+            .map(shorten)
+            .unwrap_or_default();
+        return judgement(
+            Verdict::WrongAnswer,
+            format!(
+                "exit status 0, but the output holds {word:?}, which MultiPL-E counts as a failure: {line}"
+            ),
+        );
     }
     if spec.stderr_fails && !execution.stderr.trim().is_empty() {
         let verdict = if found(spec.failure_markers) {
@@ -152,6 +168,34 @@ pub fn judge(spec: &Spec, execution: &ExecutionRecord, built: Built, secret: &st
         actual,
         detail: None,
     }
+}
+
+/// What the failed check expected and got, where the test library says so
+/// (luaunit's `expected: ...` and `actual: ...` lines, Test::Unit's
+/// `<x> expected but was <y>`), on one line.
+fn expected_line(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().map(str::trim).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.to_ascii_lowercase().contains("expected"))?;
+    let mut text = lines[at].to_string();
+    if let Some(next) = lines
+        .get(at + 1)
+        .filter(|l| l.to_ascii_lowercase().starts_with("actual") || l.starts_with("but was"))
+    {
+        text = format!("{text}; {next}");
+    }
+    Some(shorten(&text))
+}
+
+/// The first `file:line: message` line of a test library's report on
+/// stdout (luaunit reports an error in the tested function there).
+fn located_line(stdout: &str) -> Option<&str> {
+    stdout.lines().map(str::trim).find(|l| {
+        l.split_once(':')
+            .and_then(|(_, rest)| rest.split_once(':'))
+            .is_some_and(|(line, _)| !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()))
+    })
 }
 
 /// Tests that fail without a word (Perl's `exit 1`, Bash's `[[ ]]` under

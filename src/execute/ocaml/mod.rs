@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append(";;\nlet () = print_string \"\\n{nonce}\\n\";;"),
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[
         "Error: Syntax error",
         "Error: This expression",

@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append("print \"\\n{nonce}\\n\";"),
     stderr_fails: false,
+    output_fails: &["ERROR"],
     syntax_markers: &["syntax error at", "aborted due to compilation errors"],
     // The tests exit 1 on a mismatch without a word; a `die` exits 255.
     failure_markers: &[],

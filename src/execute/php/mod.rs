@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append("echo \"\\n{nonce}\\n\";"),
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &["Parse error", "syntax error"],
     failure_markers: &["Test failed!"],
     memory_mb: None,

@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append("cat(\"\\n{nonce}\\n\")"),
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &["Error: unexpected", "Error: unexpected end of input"],
     failure_markers: &["is not TRUE", "are not all TRUE"],
     memory_mb: None,

@@ -21,6 +21,7 @@ pub const SPEC: Spec = Spec {
     },
     proof: Proof::Append("(display \"\\n{nonce}\\n\")"),
     stderr_fails: true,
+    output_fails: &[],
     syntax_markers: &["read-syntax:", "read:", "bad syntax", "unbound identifier"],
     failure_markers: &["FAILURE"],
     memory_mb: None,

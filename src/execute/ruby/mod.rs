@@ -24,6 +24,7 @@ pub const SPEC: Spec = Spec {
         "Test::Unit::AutoRunner.need_auto_run = false\nprompteval_passed = Test::Unit::AutoRunner.run\nprint \"\\n{nonce}\\n\" if prompteval_passed == true\nexit(prompteval_passed == true ? 0 : 1)",
     ),
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &["syntax error", "SyntaxError"],
     failure_markers: &["Failure:"],
     memory_mb: None,

@@ -28,6 +28,7 @@ pub const SPEC: Spec = Spec {
         text: "    println!(\"\\n{nonce}\");",
     },
     stderr_fails: false,
+    output_fails: &[],
     syntax_markers: &[],
     failure_markers: &["assertion `left == right` failed", "assertion failed"],
     memory_mb: None,
