@@ -32,7 +32,7 @@ pub struct Replay {
 /// The code a reply gives, as the execute stage extracts it: the history a
 /// later case shows holds it. Passed in by the session, which knows both
 /// stages, so asking does not import executing.
-pub type CodeOf = fn(&str) -> String;
+pub type CodeOf = fn(&str, &crate::suite::Question) -> String;
 
 /// Why no recording answers a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -174,7 +174,8 @@ impl Replay {
                 };
                 let verdict = match outcome {
                     Ok(recorded) => {
-                        let code = (self.code_of)(&recorded.reply).trim().to_string();
+                        let question = &suite.questions[case.question - 1];
+                        let code = (self.code_of)(&recorded.reply, question).trim().to_string();
                         answers.insert(case.question, code);
                         None
                     }
@@ -604,7 +605,8 @@ pub(crate) mod tests {
         for case in plan::cases(suite, 1, 1) {
             let q = &suite.questions[case.question - 1];
             let built = build_for(&case, &history, suite, config, MODEL);
-            let reply = format!("```python\nprint({})\n```", q.answer);
+            let fence = q.code_language().fence_tags()[0];
+            let reply = format!("```{fence}\nprint({})\n```", q.answer);
             store.write_for_test(
                 &case,
                 &reply,
@@ -630,12 +632,40 @@ pub(crate) mod tests {
         }
     }
 
-    /// The code of the fenced replies [`record`] writes.
-    fn fenced(reply: &str) -> String {
-        reply
-            .trim_start_matches("```python\n")
-            .trim_end_matches("```")
-            .to_string()
+    /// The code of the fenced replies [`record`] writes, in the
+    /// question's language (as the session's replay extracts it).
+    fn fenced(reply: &str, q: &crate::suite::Question) -> String {
+        crate::execute::extract::extract_for(reply, q.code_language()).code
+    }
+
+    /// Python's extraction for every question, whatever its language.
+    fn python_only(reply: &str, _: &crate::suite::Question) -> String {
+        crate::execute::extract::extract(reply).code
+    }
+
+    #[test]
+    fn the_history_of_a_suite_in_another_language_replays_with_its_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(dir.path(), "s", MODEL);
+        let mut recorded = suite("Solve: {question}", "print two");
+        for q in &mut recorded.questions {
+            q.language = Some(crate::suite::CodeLanguage::Cpp);
+        }
+        let config = config();
+        record(&store, &recorded, &config);
+        let all = plan::cases(&recorded, 1, 1);
+        let replay = Replay::new(store.clone(), fenced);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
+        assert_eq!(m.runnable, all, "{:?}", m.unmatched);
+        // Python's extraction finds no ```python block in a ```cpp reply:
+        // the history it predicts is not the one the run sent.
+        let replay = Replay::new(store, python_only);
+        let m = replay.match_cases(&all, &HashMap::new(), &recorded, &config, MODEL);
+        assert_eq!(
+            m.runnable,
+            all[..1],
+            "only the first question has no history"
+        );
     }
 
     fn reasons(m: &Matched) -> Vec<(String, Reason)> {

@@ -82,6 +82,24 @@ pub struct Languages {
 }
 
 impl Languages {
+    /// Language id -> its toolchain's version, or why it cannot run, for
+    /// the languages of MultiPL-E's that `suite` uses (run_info.json).
+    pub fn toolchains(
+        &self,
+        suite: &crate::suite::Suite,
+    ) -> std::collections::BTreeMap<String, String> {
+        multipl_e_languages(suite)
+            .into_iter()
+            .map(|(spec, _)| {
+                let said = match self.multipl_e.toolchain(spec).as_ref() {
+                    Ok(t) => t.version.clone(),
+                    Err(why) => format!("missing: {why}"),
+                };
+                (spec.language.as_str().to_string(), said)
+            })
+            .collect()
+    }
+
     /// The code of `reply` for `question`'s language.
     pub fn extract(&self, question: &Question, reply: &str) -> Extracted {
         extract::extract_for(reply, question.code_language())

@@ -71,6 +71,7 @@ pub fn info(rounds: u32) -> RunInfo {
         settings: Default::default(),
         question_fingerprints: Default::default(),
         gate: Default::default(),
+        toolchains: BTreeMap::new(),
         race: None,
     }
 }

@@ -86,6 +86,12 @@ pub struct RunInfo {
     /// The gate's settings besides the per-prompt thresholds.
     #[serde(default)]
     pub gate: GateSettings,
+    /// Language id -> the toolchain that built and ran its programs, as
+    /// its first tool names its version (`Lua 5.4.4 ...`), or why none
+    /// could (the package to install): the languages of MultiPL-E's the
+    /// suite uses.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub toolchains: BTreeMap<String, String>,
     /// A one-model run's race (`[race]`); each model's is in `models`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceResult>,

@@ -418,6 +418,7 @@ impl Session {
                 alpha: self.config.gate.alpha(),
                 min_accuracy_lower_bound: self.config.gate.min_accuracy_lower_bound.map(|p| p.0),
             },
+            toolchains: self.pipeline.languages.toolchains(&self.pipeline.suite),
             race: match self.config.is_multi_model() {
                 true => None,
                 false => race_of(None),

@@ -145,8 +145,10 @@ fn choose(config: &Config, suite: &Suite) -> Result<Chosen, SetupError> {
     let replay_or = |why: String, explicit: bool, no_server: Option<&str>| {
         if store.count() > 0 {
             return Ok(Chosen::Replay {
-                replay: Replay::new(store.clone(), |reply| {
-                    crate::execute::extract::extract(reply).code
+                // The history holds the code of each reply in its
+                // question's language, as a live run's does.
+                replay: Replay::new(store.clone(), |reply, question| {
+                    crate::execute::extract::extract_for(reply, question.code_language()).code
                 }),
                 explicit,
                 why,
