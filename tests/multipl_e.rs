@@ -218,6 +218,35 @@ fn contained(spec: &'static Spec, kind: &'static str) -> impl Fn(()) + Send + 's
     }
 }
 
+/// Every reference of the partial-order suites in a language of
+/// MultiPL-E's (humaneval-<language>-po8.json) passes MultiPL-E's tests:
+/// the writer describes a correct function.
+fn the_references_pass(spec: &'static Spec) -> impl Fn(()) + Send + 'static {
+    move |()| {
+        let path = root()
+            .join("benches-data/multipl-e")
+            .join(format!("humaneval-{}-po8.json", spec.language.as_str()));
+        let suite = Suite::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(suite.questions.len(), 8);
+        for q in &suite.questions {
+            let reference = q.reference.as_deref().expect("a reference");
+            let ran = languages()
+                .run(q, reference, sandbox())
+                .unwrap_or_else(|e| panic!("harness: {e}"));
+            assert_eq!(
+                ran.judgement.verdict,
+                Verdict::Correct,
+                "{}: {:?}\n{}\nstdout: {}\nstderr: {}",
+                q.id,
+                ran.judgement.detail,
+                ran.shown,
+                ran.execution.stdout,
+                ran.execution.stderr
+            );
+        }
+    }
+}
+
 /// The sandbox enforces everything it can here (no isolation warning).
 fn full_isolation() -> Result<(), String> {
     let warnings = &sandbox().isolation().warnings;
@@ -245,6 +274,20 @@ fn main() -> ExitCode {
                 &present,
                 &format!("{}_{kind}", spec.language.as_str()),
                 judged(spec, kind),
+            ));
+        }
+    }
+    for spec in MULTIPL_E {
+        let po8 = root()
+            .join("benches-data/multipl-e")
+            .join(format!("humaneval-{}-po8.json", spec.language.as_str()));
+        if po8.is_file() {
+            let present = Toolchain::find(spec).map(|_| ());
+            all.push(trials::needing(
+                &args,
+                &present,
+                &format!("{}_po8_references_pass", spec.language.as_str()),
+                the_references_pass(spec),
             ));
         }
     }

@@ -79,16 +79,20 @@ pub fn commented_snippet(
     let head = question
         .strip_suffix(parts.signature.as_str())
         .unwrap_or(&parts.preamble);
+    // The first time the name appears is where the function is declared
+    // (`sumOf(`, `(define (sum_of n)`, `local function sum_of(`).
     let renamed = |text: &str| {
-        regex::Regex::new(&format!(r"\b{}(\s*)\(", regex::escape(entry)))
+        regex::Regex::new(&format!(r"\b{}\b", regex::escape(entry)))
             .map(|re| {
-                re.replace(text, format!("{}${{1}}(", correct_name(language, entry)))
+                re.replace(text, correct_name(language, entry).as_str())
                     .into_owned()
             })
             .unwrap_or_else(|_| text.to_string())
     };
+    let declaration = parts.signature.lines().next().unwrap_or_default().trim();
     let whole_function = regex::Regex::new(&format!(r"\b{}\s*\(", regex::escape(entry)))
-        .is_ok_and(|re| re.is_match(reference));
+        .is_ok_and(|re| re.is_match(reference))
+        || (!declaration.is_empty() && reference.contains(declaration));
     if whole_function {
         format!("{head}{}", renamed(reference.trim_start()))
     } else {
@@ -99,6 +103,32 @@ pub fn commented_snippet(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_racket_or_lua_snippet_renames_the_declared_function() {
+        let question = "#lang racket\n\n;; Sum.\n(define (sum_of n)\n";
+        let suite = serde_json::json!({
+            "p": "{question}",
+            "questions": [{"question": question, "tests": "(sum_of 1)",
+                           "entry_point": "sum_of", "language": "racket"}]
+        });
+        let suite = crate::suite::Suite::parse(
+            std::path::Path::new("s.json"),
+            suite.to_string().as_bytes(),
+        )
+        .unwrap();
+        let parts = crate::variants::parts::Parts::of_question(&suite.questions[0]);
+        assert_eq!(parts.description, "Sum.");
+        assert_eq!(
+            parts.render(Some("Adds up to n.\nRecursively.")),
+            "#lang racket\n\n;; Adds up to n.\n;; Recursively.\n(define (sum_of n)\n"
+        );
+        let reference = "(define (sum_of n)\n  (if (zero? n) 0 (+ n (sum_of (sub1 n)))))\n";
+        assert_eq!(
+            commented_snippet(CodeLanguage::Racket, question, &parts, "sum_of", reference),
+            "#lang racket\n\n;; Sum.\n(define (correct_sum_of n)\n  (if (zero? n) 0 (+ n (sum_of (sub1 n)))))\n"
+        );
+    }
 
     #[test]
     fn the_snippet_is_the_prompt_and_solution_with_the_function_renamed() {
