@@ -6,8 +6,9 @@
 //! `multipl_e`. Nothing outside this module compares languages: what
 //! differs between them is data (`suite::LanguageInfo`, [`Spec`]).
 
+use crate::config::CppConfig;
 use crate::sandbox::{Sandbox, SandboxError};
-use crate::suite::{CodeLanguage, Question};
+use crate::suite::{CodeLanguage, Question, Suite, SuiteError};
 
 use super::cpp::Cpp;
 use super::extract::{self, Extracted};
@@ -81,7 +82,89 @@ pub struct Languages {
     pub multipl_e: MultiplE,
 }
 
+/// Why a run's languages could not be prepared.
+#[derive(Debug)]
+pub enum Unprepared {
+    /// A Python question's tests do not compile.
+    Suite(SuiteError),
+    /// The C++ compiler cannot be used.
+    Toolchain(SandboxError),
+}
+
 impl Languages {
+    /// Each language's side, prepared for `suite` before any case, and said
+    /// in the run's first lines: Python's prompt shapes (the interpreter
+    /// compiles each entry-point question's text); C++'s toolchain when the
+    /// suite has a C++ question (a missing compiler stops the run); each
+    /// MultiPL-E language's toolchain (a missing one leaves its cases not
+    /// evaluated, naming the package to install).
+    pub fn prepare(
+        cpp_config: &CppConfig,
+        suite: &Suite,
+        sandbox: &Sandbox,
+    ) -> Result<Languages, Unprepared> {
+        let shapes = Shapes::check(sandbox.python(), suite).map_err(Unprepared::Suite)?;
+        let plain = shapes.plain_language(suite);
+        if plain > 0 {
+            tracing::info!(
+                "{plain} entry-point question(s) of {} are written in plain language, not as a \
+                 Python prompt: their replies run without the question text before them (a \
+                 body under the `def` line the question shows)",
+                suite.path.display()
+            );
+        }
+        let cpp = Cpp::new(cpp_config.clone(), suite.threads.clone());
+        let cpp_questions = suite
+            .questions
+            .iter()
+            .filter(|q| matches!(side(q.code_language()), Side::Cpp))
+            .count();
+        if cpp_questions > 0 {
+            let toolchain = cpp
+                .toolchain()
+                .map_err(|e| Unprepared::Toolchain(e.clone()))?;
+            tracing::info!(
+                "{cpp_questions} C++ question(s): compiled by {} in the sandbox",
+                super::cpp::describe(toolchain)
+            );
+        }
+        let multipl_e = MultiplE::new(cpp_config.clone());
+        for (spec, count) in multipl_e_languages(suite) {
+            match multipl_e.toolchain(spec).as_ref() {
+                Ok(toolchain) => tracing::info!(
+                    "{count} {} question(s): run by {} ({}) in the sandbox",
+                    spec.language.name(),
+                    toolchain.paths[0].display(),
+                    toolchain.version
+                ),
+                Err(why) => tracing::warn!(
+                    "{count} {} question(s) will not be evaluated: {why}",
+                    spec.language.name()
+                ),
+            }
+        }
+        for q in &suite.questions {
+            let pareval = q.pareval.as_ref().and_then(|c| c.defect.as_deref());
+            let multipl_e = q.multipl_e.as_ref().and_then(|m| m.defect.as_deref());
+            let (whose, defect) = match (pareval, multipl_e) {
+                (Some(d), _) => ("ParEval", d),
+                (None, Some(d)) => ("MultiPL-E", d),
+                (None, None) => continue,
+            };
+            tracing::warn!(
+                "question {} (`{}`) keeps a defect of {whose}'s own data, as {whose} has it: \
+                 {defect}",
+                q.index,
+                q.id
+            );
+        }
+        Ok(Languages {
+            shapes,
+            cpp,
+            multipl_e,
+        })
+    }
+
     /// Language id -> its toolchain's version, or why it cannot run, for
     /// the languages of MultiPL-E's that `suite` uses (run_info.json).
     pub fn toolchains(

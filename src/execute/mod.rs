@@ -20,8 +20,9 @@ pub mod multipl_e;
 pub mod ocaml;
 pub mod perl;
 pub mod php;
-pub mod program;
 pub mod python;
+/// Python's program, where it always was.
+pub use python::program;
 pub mod r;
 pub mod racket;
 pub mod ruby;

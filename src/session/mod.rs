@@ -124,11 +124,11 @@ impl Session {
             not_made,
         } = themes::settle(selected, &suite);
         announce(&config, &suite, &suite_settings, shard, out);
-        let languages = crate::execute::language::Languages {
-            shapes: check_shapes(&sandbox, &suite)?,
-            cpp: prepare_cpp(&config, &suite)?,
-            multipl_e: prepare_multipl_e(&config, &suite),
-        };
+        let languages = crate::execute::language::Languages::prepare(&config.cpp, &suite, &sandbox)
+            .map_err(|e| match e {
+                crate::execute::language::Unprepared::Suite(e) => SetupError::Suite(e),
+                crate::execute::language::Unprepared::Toolchain(e) => SetupError::Sandbox(e),
+            })?;
         if resume.is_none() {
             folder::ensure_writable(&config.result_dir)?;
         }
@@ -396,7 +396,7 @@ impl Session {
                 .suite
                 .questions
                 .iter()
-                .filter(|q| q.code_language() != crate::suite::CodeLanguage::Python)
+                .filter(|q| q.code_language() != crate::suite::CodeLanguage::default())
                 .map(|q| (q.id.clone(), q.code_language()))
                 .collect(),
             not_evaluated: self.manifest.not_evaluated.clone(),
@@ -594,89 +594,6 @@ fn reasoning_settings(config: &Config) -> Vec<String> {
             ))
         })
         .collect()
-}
-
-/// How each entry-point question's text is shaped (the interpreter compiles
-/// each once), said when some are in plain language.
-fn check_shapes(
-    sandbox: &Sandbox,
-    suite: &Suite,
-) -> Result<crate::execute::program::Shapes, SetupError> {
-    let shapes = crate::execute::program::Shapes::check(sandbox.python(), suite)?;
-    let plain = shapes.plain_language(suite);
-    if plain > 0 {
-        tracing::info!(
-            "{plain} entry-point question(s) of {} are written in plain language, not as a \
-             Python prompt: their replies run without the question text before them (a \
-             body under the `def` line the question shows)",
-            suite.path.display()
-        );
-    }
-    Ok(shapes)
-}
-
-/// The C++ side of the run; its toolchain made now when the suite has a
-/// C++ question, so a missing compiler stops the run before any case.
-fn prepare_cpp(config: &Config, suite: &Suite) -> Result<crate::execute::cpp::Cpp, SetupError> {
-    let cpp = crate::execute::cpp::Cpp::new(config.cpp.clone(), suite.threads.clone());
-    let cpp_questions = suite
-        .questions
-        .iter()
-        .filter(|q| q.code_language() == crate::suite::CodeLanguage::Cpp)
-        .count();
-    if cpp_questions > 0 {
-        let toolchain = cpp
-            .toolchain()
-            .map_err(|e| SetupError::Sandbox(e.clone()))?;
-        tracing::info!(
-            "{cpp_questions} C++ question(s): compiled by {} in the sandbox",
-            crate::execute::cpp::describe(toolchain)
-        );
-        for q in &suite.questions {
-            if let Some(defect) = q.pareval.as_ref().and_then(|c| c.defect.as_deref()) {
-                tracing::warn!(
-                    "question {} (`{}`) keeps a defect of ParEval's own data, as ParEval has it: \
-                     {defect}",
-                    q.index,
-                    q.id
-                );
-            }
-        }
-    }
-    Ok(cpp)
-}
-
-/// The MultiPL-E languages' side of the run. Each language the suite uses
-/// has its toolchain found now and said in the run's first lines; one
-/// that is missing leaves its cases not evaluated (never failed), with
-/// the package to install.
-fn prepare_multipl_e(config: &Config, suite: &Suite) -> crate::execute::multipl_e::MultiplE {
-    let multipl_e = crate::execute::multipl_e::MultiplE::new(config.cpp.clone());
-    for (spec, count) in crate::execute::language::multipl_e_languages(suite) {
-        match multipl_e.toolchain(spec).as_ref() {
-            Ok(toolchain) => tracing::info!(
-                "{count} {} question(s): run by {} ({}) in the sandbox",
-                spec.language.name(),
-                toolchain.paths[0].display(),
-                toolchain.version
-            ),
-            Err(why) => tracing::warn!(
-                "{count} {} question(s) will not be evaluated: {why}",
-                spec.language.name()
-            ),
-        }
-    }
-    for q in &suite.questions {
-        if let Some(defect) = q.multipl_e.as_ref().and_then(|m| m.defect.as_deref()) {
-            tracing::warn!(
-                "question {} (`{}`) keeps a defect of MultiPL-E's own data, as MultiPL-E has \
-                 it: {defect}",
-                q.index,
-                q.id
-            );
-        }
-    }
-    multipl_e
 }
 
 /// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no

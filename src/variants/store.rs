@@ -72,7 +72,7 @@ fn question(q: &Question) -> Value {
     }
     // A C++ question keeps its language and its check (a Python one is
     // written as it always was).
-    if let Some(language) = q.language.filter(|l| *l != CodeLanguage::Python) {
+    if let Some(language) = q.language.filter(|l| *l != CodeLanguage::default()) {
         out.insert("language".into(), json!(language.as_str()));
     }
     if let Some(check) = &q.pareval {

@@ -1,9 +1,13 @@
-//! Python's side of the language seam (`super::language`) that runs inside
-//! the interpreter: the programs the sandbox runs in the Python it starts.
+//! Python's side of the language seam (`super::language`): the program a
+//! reply becomes (`program`: the prompt's shape, the reply completed for
+//! an entry point, the tests after it), and the programs the sandbox runs
+//! inside the Python it starts.
 //! The sandbox knows processes, not Python's code: it gets these as
 //! [`Runtime`] and writes them where the interpreter imports them. Their
 //! comments name the sandbox's Rust files (warm.rs, zygote.rs, ...) by bare
 //! name: those are src/sandbox's.
+
+pub mod program;
 
 use crate::sandbox::Runtime;
 
