@@ -1,4 +1,5 @@
-//! Every suite under `benches-data/` replays in full from its committed
+//! Every suite under `benches-data/` (and each recorded one under
+//! `benches-data/multipl-e/`) replays in full from its committed
 //! recordings, as a user runs it from the repository: the repository's
 //! harness.toml, `PROMPTEVAL_BACKEND=replay`, `PROMPTEVAL_SUITE=<suite>`,
 //! and `PROMPTEVAL_MODELS` naming every model recorded for the suite (two
@@ -22,6 +23,16 @@ fn suites() -> Vec<PathBuf> {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
+    // MultiPL-E's languages: the suites recorded live (the others have no
+    // recordings to replay).
+    let multipl_e = dir.join("multipl-e");
+    suites.extend(
+        std::fs::read_dir(&multipl_e)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| !recorded_models(&suite_stem(p)).is_empty()),
+    );
     suites.sort();
     suites
 }

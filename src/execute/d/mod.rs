@@ -36,5 +36,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "void main(){}\n",
     read: &[],
 };

@@ -40,5 +40,6 @@ pub const SPEC: Spec = Spec {
         ("GOTOOLCHAIN", "local"),
         ("CGO_ENABLED", "0"),
     ],
+    trivial: "package trivial_test\n",
     read: &[],
 };

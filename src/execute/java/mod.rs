@@ -77,5 +77,6 @@ pub const SPEC: Spec = Spec {
     requires: &[("/usr/share/java/javatuples.jar", "libjavatuples-java")],
     import_block: false,
     env: &[],
+    trivial: "class Problem { public static void main(String[] args) {} }\n",
     read: &["/etc/java-17-openjdk"],
 };

@@ -28,5 +28,6 @@ pub const SPEC: Spec = Spec {
     import_block: false,
     // Node reads OpenSSL's configuration at its start, from /etc.
     env: &[("OPENSSL_CONF", "/dev/null")],
+    trivial: "",
     read: &[],
 };

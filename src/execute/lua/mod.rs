@@ -37,5 +37,6 @@ pub const SPEC: Spec = Spec {
     requires: &[("/usr/share/lua/5.4/luaunit.lua", "lua-unit")],
     import_block: false,
     env: &[],
+    trivial: "",
     read: &[],
 };

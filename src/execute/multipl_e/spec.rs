@@ -45,6 +45,9 @@ pub struct Spec {
     /// The prompt opens an `import ( ... )` block (Go): packages the reply
     /// imports join it instead of opening a second one.
     pub import_block: bool,
+    /// The smallest program the language builds and runs: the floor a case
+    /// cannot go below (benches/languages.rs).
+    pub trivial: &'static str,
     /// Folders outside /usr it reads (configuration under /etc that its
     /// files link to); a toolchain outside /usr adds its own.
     pub read: &'static [&'static str],

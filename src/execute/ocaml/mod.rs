@@ -32,5 +32,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "",
     read: &[],
 };

@@ -28,5 +28,6 @@ pub const SPEC: Spec = Spec {
     requires: &[("/usr/share/perl5/Test/Deep.pm", "libtest-deep-perl")],
     import_block: false,
     env: &[],
+    trivial: "",
     read: &[],
 };

@@ -27,5 +27,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "<?php\n",
     read: &["/etc/php"],
 };

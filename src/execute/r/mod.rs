@@ -28,5 +28,6 @@ pub const SPEC: Spec = Spec {
     import_block: false,
     env: &[],
     // R_HOME/etc's files are links into /etc/R.
+    trivial: "",
     read: &["/etc/R"],
 };

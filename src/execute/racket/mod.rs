@@ -28,5 +28,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "#lang racket\n",
     read: &["/etc/racket"],
 };

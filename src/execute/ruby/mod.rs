@@ -31,5 +31,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "",
     read: &[],
 };

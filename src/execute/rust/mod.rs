@@ -35,5 +35,6 @@ pub const SPEC: Spec = Spec {
     requires: &[],
     import_block: false,
     env: &[],
+    trivial: "fn main() {}\n",
     read: &[],
 };
