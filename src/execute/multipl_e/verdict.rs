@@ -178,14 +178,20 @@ fn expected_line(output: &str) -> Option<String> {
     let at = lines
         .iter()
         .position(|l| l.to_ascii_lowercase().contains("expected"))?;
+    let actual =
+        |l: &&&str| l.to_ascii_lowercase().starts_with("actual") || l.starts_with("but was");
     let mut text = lines[at].to_string();
-    if let Some(next) = lines
-        .get(at + 1)
-        .filter(|l| l.to_ascii_lowercase().starts_with("actual") || l.starts_with("but was"))
-    {
+    if let Some(next) = lines.get(at + 1).filter(actual) {
         text = format!("{text}; {next}");
+    } else if let Some(before) = at.checked_sub(1).and_then(|b| lines.get(b)).filter(actual) {
+        // rackunit writes `actual:` first.
+        text = format!("{text}; {before}");
     }
-    Some(shorten(&text))
+    Some(shorten(&collapse_spaces(&text)))
+}
+
+fn collapse_spaces(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The first `file:line: message` line of a test library's report on
@@ -204,4 +210,41 @@ fn quiet_failure(spec: &Spec, execution: &ExecutionRecord) -> bool {
     spec.failure_markers.is_empty()
         && execution.exit_code == Some(1)
         && execution.stderr.trim().is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_says_what_it_expected_and_got() {
+        let rackunit = "--------------------\nFAILURE\nname:       check-within\nlocation:   prog.rkt:22:4\nactual:     12\nexpected:   14\n--------------------\n";
+        assert_eq!(
+            expected_line(rackunit).as_deref(),
+            Some("expected: 14; actual: 12")
+        );
+        let luaunit = "F\nFailed tests:\n-------------\n1) test_humaneval\nprog.lua:15: expected: {\"Hi\"}\nactual: {\"Hi,\"}\n";
+        assert_eq!(
+            expected_line(luaunit).as_deref(),
+            Some("prog.lua:15: expected: {\"Hi\"}; actual: {\"Hi,\"}")
+        );
+        assert_eq!(
+            located_line(
+                "E\nTests with errors:\n1) test_humaneval\nprog.lua:25: attempt to call a nil value\n"
+            ),
+            Some("prog.lua:25: attempt to call a nil value")
+        );
+    }
+
+    #[test]
+    fn the_secret_line_is_proof_and_is_taken_out_of_stdout() {
+        let execution = ExecutionRecord {
+            exit_code: Some(0),
+            stdout: "ok!ok!\nsecret-1\n".into(),
+            ..ExecutionRecord::default()
+        };
+        assert!(proven(&execution, "secret-1"));
+        assert!(!proven(&execution, "secret-2"));
+        assert_eq!(without_secret(&execution.stdout, "secret-1"), "ok!ok!\n");
+    }
 }
