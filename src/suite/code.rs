@@ -69,10 +69,18 @@ pub struct LanguageInfo {
 }
 
 /// The grammars the quick view highlights with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Grammar {
     Python,
     Cpp,
+    Lua,
+    Bash,
+    Ruby,
+    Php,
+    JavaScript,
+    Go,
+    Java,
+    Rust,
 }
 
 /// Where a function prompt's description sits.
@@ -149,7 +157,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "Lua",
-        grammar: None,
+        grammar: Some(Grammar::Lua),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -251,7 +259,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "Bash",
-        grammar: None,
+        grammar: Some(Grammar::Bash),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -268,7 +276,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "Ruby",
-        grammar: None,
+        grammar: Some(Grammar::Ruby),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -285,7 +293,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "PHP",
-        grammar: None,
+        grammar: Some(Grammar::Php),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -302,7 +310,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "JavaScript",
-        grammar: None,
+        grammar: Some(Grammar::JavaScript),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -319,7 +327,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "the Go compiler",
-        grammar: None,
+        grammar: Some(Grammar::Go),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -336,7 +344,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "the Java compiler",
-        grammar: None,
+        grammar: Some(Grammar::Java),
         takes_tests: true,
         syntax_markers: &[],
     },
@@ -353,7 +361,7 @@ pub const LANGUAGES: &[LanguageInfo] = &[
         description: DescriptionStyle::Comments,
         naming: Naming::AsTheName,
         checker: "the Rust compiler",
-        grammar: None,
+        grammar: Some(Grammar::Rust),
         takes_tests: true,
         syntax_markers: &[],
     },

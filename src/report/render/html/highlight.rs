@@ -29,34 +29,78 @@ const CAPTURES: [(&str, &str); 8] = [
 /// costs more than it helps.
 const MAX_BYTES: usize = 64 * 1024;
 
-fn configuration(lang: CodeLanguage) -> Option<&'static HighlightConfiguration> {
-    static PYTHON: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
-    static CPP: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
-    let colours = |mut config: HighlightConfiguration| {
-        config.configure(&CAPTURES.map(|(capture, _)| capture));
-        config
-    };
-    match lang.info().grammar? {
-        Grammar::Python => PYTHON.get_or_init(|| {
-            let grammar = tree_sitter_python::LANGUAGE.into();
-            let query = tree_sitter_python::HIGHLIGHTS_QUERY;
-            HighlightConfiguration::new(grammar, "python", query, "", "")
-                .ok()
-                .map(colours)
-        }),
-        Grammar::Cpp => CPP.get_or_init(|| {
-            let grammar = tree_sitter_cpp::LANGUAGE.into();
-            let query = [
+/// A grammar's parser and highlight query (C++'s stacks C's under its own,
+/// as tree-sitter-cpp's configuration does).
+fn grammar(g: Grammar) -> (tree_sitter::Language, String) {
+    match g {
+        Grammar::Python => (
+            tree_sitter_python::LANGUAGE.into(),
+            tree_sitter_python::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            [
                 tree_sitter_c::HIGHLIGHT_QUERY,
                 tree_sitter_cpp::HIGHLIGHT_QUERY,
             ]
-            .join("\n");
-            HighlightConfiguration::new(grammar, "cpp", &query, "", "")
-                .ok()
-                .map(colours)
-        }),
+            .join("\n"),
+        ),
+        Grammar::Lua => (
+            tree_sitter_lua::LANGUAGE.into(),
+            tree_sitter_lua::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::Bash => (
+            tree_sitter_bash::LANGUAGE.into(),
+            tree_sitter_bash::HIGHLIGHT_QUERY.into(),
+        ),
+        Grammar::Ruby => (
+            tree_sitter_ruby::LANGUAGE.into(),
+            tree_sitter_ruby::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::Php => (
+            tree_sitter_php::LANGUAGE_PHP.into(),
+            tree_sitter_php::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::JavaScript => (
+            tree_sitter_javascript::LANGUAGE.into(),
+            tree_sitter_javascript::HIGHLIGHT_QUERY.into(),
+        ),
+        Grammar::Go => (
+            tree_sitter_go::LANGUAGE.into(),
+            tree_sitter_go::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::Java => (
+            tree_sitter_java::LANGUAGE.into(),
+            tree_sitter_java::HIGHLIGHTS_QUERY.into(),
+        ),
+        Grammar::Rust => (
+            tree_sitter_rust::LANGUAGE.into(),
+            tree_sitter_rust::HIGHLIGHTS_QUERY.into(),
+        ),
     }
-    .as_ref()
+}
+
+fn configuration(lang: CodeLanguage) -> Option<&'static HighlightConfiguration> {
+    static CONFIGS: OnceLock<
+        std::sync::Mutex<
+            std::collections::HashMap<Grammar, &'static Option<HighlightConfiguration>>,
+        >,
+    > = OnceLock::new();
+    let g = lang.info().grammar?;
+    let configs = CONFIGS.get_or_init(Default::default);
+    let mut configs = configs.lock().unwrap_or_else(|p| p.into_inner());
+    let config = *configs.entry(g).or_insert_with(|| {
+        let (language, query) = grammar(g);
+        let config = HighlightConfiguration::new(language, lang.as_str(), &query, "", "")
+            .ok()
+            .map(|mut config| {
+                config.configure(&CAPTURES.map(|(capture, _)| capture));
+                config
+            });
+        // Made once per grammar and run: kept for the process's life.
+        Box::leak(Box::new(config))
+    });
+    config.as_ref()
 }
 
 /// The code as (class, text) segments; None when it cannot be highlighted
@@ -138,6 +182,70 @@ mod tests {
         // The same line read as Python is a comment: the grammar is the case's.
         let python = highlight("#include <vector>\n", CodeLanguage::Python).expect("highlighted");
         assert_eq!(python[0], ("comment", "#include <vector>".to_string()));
+    }
+
+    #[test]
+    fn each_grammar_of_the_other_languages_finds_its_keywords_and_comments() {
+        let samples = [
+            (
+                CodeLanguage::Lua,
+                "-- add\nlocal function add(a, b)\n  return a + b\nend\n",
+                "return",
+            ),
+            (
+                CodeLanguage::Bash,
+                "# add\nadd() {\n  if true; then echo 1; fi\n}\n",
+                "if",
+            ),
+            (
+                CodeLanguage::Ruby,
+                "# add\ndef add(a, b)\n  return a + b\nend\n",
+                "return",
+            ),
+            (
+                CodeLanguage::Php,
+                "<?php\n// add\nfunction add($a, $b) {\n  return $a + $b;\n}\n",
+                "return",
+            ),
+            (
+                CodeLanguage::JavaScript,
+                "// add\nfunction add(a, b) {\n  return a + b;\n}\n",
+                "return",
+            ),
+            (
+                CodeLanguage::Go,
+                "// add\nfunc add(a int, b int) int {\n\treturn a + b\n}\n",
+                "return",
+            ),
+            (
+                CodeLanguage::Java,
+                "// add\nclass P {\n  static int add(int a, int b) {\n    return a + b;\n  }\n}\n",
+                "return",
+            ),
+            (
+                CodeLanguage::Rust,
+                "// add\nfn add(a: i64, b: i64) -> i64 {\n    return a + b;\n}\n",
+                "return",
+            ),
+        ];
+        for (language, code, keyword) in samples {
+            let segments =
+                highlight(code, language).unwrap_or_else(|| panic!("{language:?} is highlighted"));
+            let joined: String = segments.iter().map(|(_, s)| s.as_str()).collect();
+            assert_eq!(joined, code, "{language:?}");
+            assert!(
+                of_kind(&segments, "keyword").contains(&keyword),
+                "{language:?}: {segments:?}"
+            );
+            assert!(
+                of_kind(&segments, "comment")
+                    .iter()
+                    .any(|c| c.contains("add")),
+                "{language:?}: {segments:?}"
+            );
+        }
+        // No grammar: shown plain.
+        assert!(highlight("(define x 1)\n", CodeLanguage::Racket).is_none());
     }
 
     #[test]
