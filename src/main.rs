@@ -329,7 +329,7 @@ fn import_multipl_e(
     languages: &str,
     out: &Path,
 ) -> Result<Done, Box<dyn std::error::Error>> {
-    use import::multipl_e;
+    use prompteval::execute::multipl_e::import as multipl_e;
     let languages = multipl_e::parse_languages(languages)?;
     let mut per_language = Vec::new();
     for language in &languages {

@@ -15,6 +15,7 @@
 //! file and print it is not caught.
 
 pub mod assemble;
+pub mod import;
 pub mod spec;
 pub mod toolchain;
 mod verdict;

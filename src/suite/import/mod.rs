@@ -4,7 +4,6 @@
 //! own drivers).
 
 pub mod humaneval;
-pub mod multipl_e;
 pub mod pareval;
 
 use serde_json::Value;

@@ -1,5 +1,7 @@
 //! MultiPL-E's HumanEval translations -> suites: `prompteval import
-//! multipl-e --from DIR --languages LIST --out FILE`.
+//! multipl-e --from DIR --languages LIST --out FILE`. Beside the runner,
+//! not under `crate::suite::import`: it checks each problem against its
+//! language's [`super::Spec`] (the tests must end where the proof goes).
 //!
 //! MultiPL-E (nuprl/MultiPL-E, BSD-3-Clause with a clause forbidding use as
 //! training data) ships per language `prompts/humaneval-<code>-reworded.jsonl`:
@@ -22,9 +24,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ImportError;
 use crate::execute::language::{MULTIPL_E, Side, side};
 use crate::suite::CodeLanguage;
+use crate::suite::import::ImportError;
 
 /// The template's name in the suite.
 pub const TEMPLATE_NAME: &str = "appendix_c";
