@@ -206,6 +206,7 @@ fn quoted_verdicts(file: &str) -> Option<[usize; 5]> {
         "pareval-omp-po8.json" => Some([3, 3, 0, 1, 1]),
         // MultiPL-E's HumanEval, live (docs/guide/languages.md).
         "humaneval-lua.json" => Some([61, 69, 25, 6, 0]),
+        "humaneval-php.json" => Some([79, 65, 16, 1, 0]),
         _ => None,
     }
 }
