@@ -153,7 +153,7 @@ impl MultiplE {
         let compile_timeout = Duration::from_secs_f64(self.compile.compile_timeout_secs);
         let Some(build) = &spec.build else {
             let step = Step::of(spec, toolchain, &spec.run, None)?;
-            let execution = launch(sandbox, &step, &files, &read, self.run_limits(spec), None)?;
+            let execution = launch(sandbox, &step, &files, &read, self.run_limits(spec))?;
             return Ok((execution, verdict::Built::NotCompiled));
         };
         let step = Step::of(spec, toolchain, build, None)?;
@@ -200,14 +200,7 @@ impl MultiplE {
             })
             .collect();
         let step = Step::of(spec, toolchain, &spec.run, None)?;
-        let execution = launch(
-            sandbox,
-            &step,
-            &program_files,
-            &read,
-            self.run_limits(spec),
-            None,
-        )?;
+        let execution = launch(sandbox, &step, &program_files, &read, self.run_limits(spec))?;
         let execution = ExecutionRecord {
             duration_secs: compiled.duration_secs + execution.duration_secs,
             ..execution
@@ -284,14 +277,13 @@ fn launch(
     files: &[CaseFile],
     read: &[PathBuf],
     limits: LaunchLimits,
-    stdin: Option<&std::fs::File>,
 ) -> Result<ExecutionRecord, SandboxError> {
     let launched = sandbox.launch(&Launch {
         executable: &step.executable,
         args: &step.args,
         files,
         read,
-        stdin,
+        stdin: None,
         limits,
         keep_folder: false,
         env: step.env,
