@@ -164,14 +164,14 @@ fn write_folder_file(file: &FolderFile) -> io::Result<()> {
     write_all(fd.as_raw_fd(), &file.bytes)
 }
 
-/// A new, empty main.py in the current folder (the case folder).
-/// Async-signal-safe.
-pub(super) fn create_script() -> io::Result<OwnedFd> {
+/// A new, empty file `name` (main.py) in the current folder (the case
+/// folder). Async-signal-safe.
+pub(super) fn create_script(name: &CStr, mode: u32) -> io::Result<OwnedFd> {
     Ok(openat(
         CWD,
-        c"main.py",
+        name,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
+        Mode::from_raw_mode(mode),
     )?)
 }
 

@@ -35,7 +35,7 @@ mod setup_stage;
 mod warm;
 mod zygote;
 
-use std::ffi::{CString, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::OwnedFd;
@@ -134,6 +134,8 @@ pub struct Sandbox {
     /// Idle fork servers, one per execution slot that has run a case.
     /// First field: they are dropped before the folders and cgroup they use.
     servers: Mutex<Vec<Zygote>>,
+    /// Idle fork servers of native programs (launch.rs), by what they exec.
+    native_servers: launch::NativeServers,
     /// Whether namespaced cases fork from a server (see zygote.rs) rather
     /// than from the harness; false where the server cannot work.
     fork_server: bool,
@@ -205,6 +207,7 @@ impl Sandbox {
         let cgroup = run_cgroup(&mut warnings);
         let mut sandbox = Sandbox {
             servers: Mutex::new(Vec::new()),
+            native_servers: launch::NativeServers::default(),
             fork_server,
             warm,
             warm_refused,
@@ -464,7 +467,7 @@ impl Sandbox {
             let stdout = self.output_file()?;
             let stderr = self.output_file()?;
             let proof = proof.map(ProofFile::file);
-            match server.run(code, &stdout, &stderr, proof, self.timeout) {
+            match server.run(code.as_bytes(), &stdout, &stderr, proof, self.timeout) {
                 Ok(ended) => {
                     self.return_server(server);
                     let killed = ExitStatus::from_raw(libc::SIGKILL);
@@ -519,7 +522,10 @@ impl Sandbox {
 
     fn spawn_server(&self, mode: Mode) -> Result<Zygote, SandboxError> {
         let env = |folder: &Path| program_env(folder);
-        let args = interpreter_args(&self.python);
+        let args: Vec<&OsStr> = interpreter_args(&self.python)
+            .into_iter()
+            .map(OsStr::new)
+            .collect();
         Zygote::spawn(&ServerSpec {
             mode,
             cases: self.cases.path(),
@@ -528,10 +534,12 @@ impl Sandbox {
             // lowers it by one when ready: the idle interpreter and pid 1).
             max_tasks: self.config.max_processes.saturating_add(3),
             policy: &self.policy,
-            python: &self.python.executable,
+            program: &self.python.executable,
             args: &args,
             env: &env,
-            prelude: &self.prelude,
+            prelude: Some(&self.prelude),
+            file: c"main.py",
+            file_mode: 0o600,
             tmpfs: self.tmpfs_options(),
             limits: self.limits,
             warm: self.warm.as_deref(),

@@ -13,7 +13,7 @@ pub(super) const STAGES: &[&str] = &[
     "binding the slot folder read-only",
     "mounting the case tmpfs",
     "entering the case folder",
-    "writing main.py",
+    "writing the case's file (main.py)",
     "setting rlimits",
     "starting the reaper",
     "enforcing landlock",

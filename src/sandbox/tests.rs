@@ -240,3 +240,50 @@ fn a_program_sees_the_same_interpreter_warm_or_fresh() {
     assert_eq!(w_out, f_out);
     assert_eq!(w.stderr, f.stderr);
 }
+
+/// A native run of one file execs from a server of its own command: the
+/// second case of the same command reuses the slot's server (its case
+/// folder starts empty again), and a run with another memory limit never
+/// gets that server, whose limits are another language's.
+#[test]
+fn native_runs_of_one_command_share_a_server_and_none_of_another() {
+    let s = sandbox();
+    if !s.serves(s.mode) {
+        eprintln!("no fork server here (namespaces or tmpfs missing): nothing to check");
+        return;
+    }
+    let args = [OsString::from("prog.sh")];
+    let script = b"ls; echo run > left; ulimit -v";
+    let run = |memory_mb: Option<u64>| {
+        s.launch(&Launch {
+            executable: Path::new("/bin/sh"),
+            args: &args,
+            files: &[CaseFile {
+                name: "prog.sh",
+                bytes: script,
+                executable: false,
+            }],
+            read: &[],
+            stdin: None,
+            limits: LaunchLimits {
+                memory_mb,
+                ..LaunchLimits::default()
+            },
+            keep_folder: false,
+            env: &[],
+        })
+        .unwrap()
+        .execution
+    };
+    let idle = |s: &Sandbox| s.native_servers.idle();
+    let first = run(Some(512));
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    assert_eq!(first.stdout, format!("prog.sh\n{}\n", 512 * 1024));
+    assert_eq!(idle(&s), vec![1]);
+    let second = run(Some(512));
+    assert_eq!(second.stdout, first.stdout, "the folder starts empty again");
+    assert_eq!(idle(&s), vec![1], "the same server served both");
+    let other = run(Some(256));
+    assert_eq!(other.stdout, format!("prog.sh\n{}\n", 256 * 1024));
+    assert_eq!(idle(&s), vec![1, 1], "another limit, another server");
+}

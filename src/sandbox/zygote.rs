@@ -21,7 +21,7 @@
 //! child of `Command::pre_exec`. It exits when the harness closes its socket
 //! (also when the harness dies), and its running case dies with it.
 
-use std::ffi::{CString, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;
 use std::io::{self, IoSlice, IoSliceMut, Read, Seek, Write};
 use std::mem::MaybeUninit;
@@ -66,13 +66,20 @@ pub(super) struct ServerSpec<'a> {
     /// interpreter and its pid 1).
     pub max_tasks: u64,
     pub policy: &'a FsPolicy,
-    pub python: &'a Path,
-    pub args: &'a [&'a str],
+    /// What every case execs: the interpreter, or a native toolchain's
+    /// runtime (launch.rs).
+    pub program: &'a Path,
+    pub args: &'a [&'a OsStr],
     /// The program's whole environment, given the case folder.
     pub env: &'a dyn Fn(&Path) -> Vec<(&'static str, OsString)>,
     /// The tests' prelude (proof.rs): `PYTHONPATH` of the interpreter a
     /// case execs (the warm interpreter imports it from its own folder).
-    pub prelude: &'a Path,
+    /// None for a native program.
+    pub prelude: Option<&'a Path>,
+    /// The name the case's code gets in its folder (`main.py`, `prog.lua`),
+    /// and its mode (0o700 for a program a build made).
+    pub file: &'a CStr,
+    pub file_mode: u32,
     pub tmpfs: CString,
     pub limits: Limits,
     /// The warm interpreter's folder (warm.rs): the server execs it instead
@@ -331,7 +338,7 @@ impl Zygote {
     /// with `proof` (a tests case's, see proof.rs) on its stdin.
     pub fn run(
         &self,
-        code: &str,
+        code: &[u8],
         stdout: &File,
         stderr: &File,
         proof: Option<&File>,
@@ -378,7 +385,7 @@ impl Zygote {
     /// end and when the case began.
     fn send_case(
         &self,
-        code: &str,
+        code: &[u8],
         stdout: &File,
         stderr: &File,
         proof: Option<&File>,
@@ -387,7 +394,7 @@ impl Zygote {
         let script = rustix::fs::memfd_create("main.py", rustix::fs::MemfdFlags::CLOEXEC)
             .map_err(|e| setup(e.into()))?;
         File::from(script.try_clone().map_err(setup)?)
-            .write_all(code.as_bytes())
+            .write_all(code)
             .map_err(setup)?;
         let (pipe, writer) = report_pipe().map_err(|e| Failure::Setup(e.message))?;
         let mut fds = vec![
@@ -644,11 +651,11 @@ struct Exec {
 
 impl Exec {
     fn new(
-        python: &Path,
-        args: &[&str],
+        program: &Path,
+        args: &[&OsStr],
         env: &[(&'static str, OsString)],
     ) -> Result<Exec, ZygoteError> {
-        let path = c_path(python)?;
+        let path = c_path(program)?;
         let nul = |s: Vec<u8>| CString::new(s).map_err(|_| ZygoteError::NulInArgument);
         let argv: Vec<CString> = std::iter::once(Ok(path.clone()))
             .chain(args.iter().map(|a| nul(a.as_bytes().to_vec())))
@@ -737,6 +744,9 @@ struct ServerKit {
     mounts: Vec<MountStep>,
     rlimits: Vec<RlimitStep>,
     exec: Exec,
+    /// The name the case's code is copied to in the case folder, and its mode.
+    file: CString,
+    file_mode: u32,
     warm: Option<WarmExec>,
 }
 
@@ -756,7 +766,7 @@ impl ServerKit {
         let warm = match (spec.warm, warm_log) {
             (Some(dir), Some(log)) => Some(WarmExec {
                 exec: Exec::new(
-                    spec.python,
+                    spec.program,
                     spec.args,
                     &super::warm_env((spec.env)(case), dir),
                 )?,
@@ -796,10 +806,15 @@ impl ServerKit {
             mounts,
             rlimits: case_spec::rlimits(&spec.limits),
             exec: Exec::new(
-                spec.python,
+                spec.program,
                 spec.args,
-                &super::with_pythonpath((spec.env)(case), spec.prelude),
+                &match spec.prelude {
+                    Some(prelude) => super::with_pythonpath((spec.env)(case), prelude),
+                    None => (spec.env)(case),
+                },
             )?,
+            file: spec.file.to_owned(),
+            file_mode: spec.file_mode,
             warm,
         })
     }
@@ -1037,7 +1052,7 @@ fn run_case(
     if let Err(e) = rustix::process::chdir(kit.case.as_c_str()) {
         fail(ENTER_FOLDER, e.into());
     }
-    if let Err(e) = copy_script(&script) {
+    if let Err(e) = copy_script(&script, &kit.file, kit.file_mode) {
         fail(WRITE_SCRIPT, e);
     }
     drop(script);
@@ -1066,9 +1081,9 @@ fn run_case(
     fail(EXEC, io::Error::last_os_error())
 }
 
-/// Copies the script from its memfd to main.py in the case folder.
-fn copy_script(script: &OwnedFd) -> io::Result<()> {
-    let target = isolate::create_script()?;
+/// Copies the script from its memfd to `name` in the case folder.
+fn copy_script(script: &OwnedFd, name: &CStr, mode: u32) -> io::Result<()> {
+    let target = isolate::create_script(name, mode)?;
     let mut buf = [0u8; 16 * 1024];
     let mut offset = 0;
     loop {
@@ -1111,7 +1126,8 @@ mod tests {
     #[test]
     fn exec_arguments_are_null_terminated() {
         let env = vec![("HOME", OsString::from("/x"))];
-        let e = Exec::new(Path::new("/usr/bin/python3"), &["-s", "main.py"], &env).unwrap();
+        let args = [OsStr::new("-s"), OsStr::new("main.py")];
+        let e = Exec::new(Path::new("/usr/bin/python3"), &args, &env).unwrap();
         assert_eq!(e.argv.len(), 4);
         assert!(e.argv[3].is_null());
         assert_eq!(e.envp.len(), 2);
