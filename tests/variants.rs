@@ -465,6 +465,55 @@ fn the_recorded_live_variants_replay_to_their_curves() {
     assert_eq!(po["violations"], serde_json::json!([]));
 }
 
+/// The paper's future work, PO-8 where code is rare: the same 8 HumanEval
+/// problems in MultiPL-E's Lua and Racket, the variants on, the local 1.5B
+/// as writer and as model (docs/guide/languages.md), replayed offline from
+/// their stored expansions to the curves the docs quote, judged by
+/// MultiPL-E's tests with the proof that they ran to their end.
+#[test]
+fn the_recorded_low_resource_partial_orders_replay_to_their_curves() {
+    // (expansion, correct of 336, original, p_bot, p_top, summary_10w, masking_0.8)
+    let runs = [(
+        "benches-data/multipl-e/humaneval-lua-po8-variants.json",
+        212,
+        0.625,
+        0.125,
+        0.875,
+        0.0,
+        0.375,
+    )];
+    for (suite, correct, original, bottom, top, summary_10w, masking_08) in runs {
+        let s = Scratch::recorded(suite, "backend = \"replay\"\n[history]\nenabled = false");
+        let run = s.prompts(&[], &[]);
+        assert_eq!(run.status, Some(101), "{suite}: {}", run.both());
+        let summary = s.summary();
+        let r = &summary["prompt_results"]["appendix_c"];
+        assert_eq!(
+            (r["correct_answers"].as_u64(), r["total_questions"].as_u64()),
+            (Some(correct), Some(336)),
+            "{suite}: {summary}"
+        );
+        assert_eq!(summary["not_evaluated"], 0, "{suite}: {summary}");
+        let po = &summary["partial_order"]["appendix_c"];
+        assert_eq!(po["problems"], 8, "{suite}");
+        assert!(po.get("unqualified").is_none(), "{suite}: {summary}");
+        assert_eq!(po["original"]["pass_at_1"], original, "{suite}");
+        let point = |strategy: &str, label: &str| -> f64 {
+            po["curves"][strategy]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["label"] == label)
+                .and_then(|p| p["pass_at_1"].as_f64())
+                .unwrap_or_else(|| panic!("{suite}: no {strategy} {label}"))
+        };
+        assert_eq!(point("paragraph", "p_bot"), bottom, "{suite}");
+        assert_eq!(point("paragraph", "p_top"), top, "{suite}");
+        assert_eq!(point("summary", "summary_10w"), summary_10w, "{suite}");
+        assert_eq!(point("masking", "masking_0.8"), masking_08, "{suite}");
+    }
+}
+
 /// PO-ParEval end to end: ParEval's OpenMP axpy (the committed suite's
 /// problem, ParEval's own check) under the same scripted writer and model,
 /// which writes the correct OpenMP body exactly when the prompt holds the
