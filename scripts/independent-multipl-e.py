@@ -27,6 +27,11 @@ Per problem of the suite (its order, the first --limit):
   * prompteval's verdict for the same case, from a run's journal.jsonl
     (--journal; a replay of the recordings gives the recorded verdicts).
 
+Run it alone against the server. Run beside a prompteval run on the same
+llama-server (-np 1), 5 of its first 9 replies were a bare "```" that the
+same request, asked alone, never gave (docs/guide/running.md#concurrency
+has the same server answering one run's prompt with another's).
+
 Generated code runs outside prompteval's sandbox: in a temporary folder,
 with no network (unshare -rn), under ulimit -v 4 GiB, -t 20 s, -u 256.
 

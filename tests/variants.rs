@@ -473,15 +473,26 @@ fn the_recorded_live_variants_replay_to_their_curves() {
 #[test]
 fn the_recorded_low_resource_partial_orders_replay_to_their_curves() {
     // (expansion, correct of 336, original, p_bot, p_top, summary_10w, masking_0.8)
-    let runs = [(
-        "benches-data/multipl-e/humaneval-lua-po8-variants.json",
-        212,
-        0.625,
-        0.125,
-        0.875,
-        0.0,
-        0.375,
-    )];
+    let runs = [
+        (
+            "benches-data/multipl-e/humaneval-lua-po8-variants.json",
+            212,
+            0.625,
+            0.125,
+            0.875,
+            0.0,
+            0.375,
+        ),
+        (
+            "benches-data/multipl-e/humaneval-racket-po8-variants.json",
+            42,
+            0.0,
+            0.0,
+            0.125,
+            0.0,
+            0.0625,
+        ),
+    ];
     for (suite, correct, original, bottom, top, summary_10w, masking_08) in runs {
         let s = Scratch::recorded(suite, "backend = \"replay\"\n[history]\nenabled = false");
         let run = s.prompts(&[], &[]);
