@@ -108,42 +108,13 @@ pub fn prompt_room(window: usize, config: &Config) -> usize {
 /// Tokens the chat template adds around the messages (role markers).
 const CHAT_TEMPLATE_MARGIN: usize = 32;
 
-/// [`estimate_tokens`] of every message of a request.
-pub fn estimate_messages(messages: &[Message]) -> usize {
-    messages.iter().map(|m| estimate_tokens(&m.content)).sum()
-}
-
-/// A central estimate of the tokens a model generated as `text`, for a
-/// count the server does not give apart (Ollama's `eval_count` sums
-/// reasoning and answer): about four characters a token, the usual rule of
-/// thumb for English and code. Not [`estimate_tokens`], which errs high on
-/// purpose to keep prompts inside the window; this one is shown as a count
-/// (marked as an estimate).
-pub fn estimate_generated_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
-}
-
-/// A deliberately high estimate of a text's tokens, without the model's
-/// tokenizer: 3 ASCII characters per token (tokenizers of code models give
-/// 3.5 to 4.5 for English and code) and one token per other character (CJK
-/// text is 1 to 1.5 characters per token). Overestimating only leaves out
-/// an old history entry too many; underestimating lets the server cut.
-pub fn estimate_tokens(text: &str) -> usize {
-    let (ascii, other) = text.chars().fold((0usize, 0usize), |(a, o), c| {
-        if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
-    });
-    ascii.div_ceil(3) + other
-}
+pub use crate::backend::prompt_size::{
+    estimate_generated_tokens, estimate_messages, estimate_tokens,
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn generated_tokens_are_four_characters_each_rounded_up() {
-        assert_eq!(estimate_generated_tokens("abcdefgh"), 2);
-        assert_eq!(estimate_generated_tokens("abcdefghi"), 3);
-    }
 
     const SYSTEM: Option<&str> = Some("You write Python.");
 

@@ -12,8 +12,8 @@ mod http;
 pub mod ollama;
 pub mod openai;
 pub mod pool;
+pub mod prompt_size;
 pub mod reasoning;
-pub mod replay;
 pub mod retry;
 mod stream;
 

@@ -198,7 +198,7 @@ impl Backend for Ollama {
         if let Some(how) = reply
             .usage
             .prompt_tokens
-            .and_then(|used| crate::ask::window::cut_prompt(used, request, request.options.num_ctx))
+            .and_then(|used| super::prompt_size::cut_prompt(used, request, request.options.num_ctx))
         {
             return Err(BackendError {
                 failure: crate::case::ApiFailure::PromptTooLong,

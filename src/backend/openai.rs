@@ -174,7 +174,7 @@ impl Backend for OpenAi {
         if let Some(how) = reply
             .usage
             .prompt_tokens
-            .and_then(|used| crate::ask::window::cut_prompt(used, request, None))
+            .and_then(|used| super::prompt_size::cut_prompt(used, request, None))
         {
             return Err(BackendError {
                 failure: crate::case::ApiFailure::PromptTooLong,

@@ -37,8 +37,8 @@ pub use run_plan::{Resume, Retried, Retry, RunPlan};
 pub use themes::labeler as theme_labeler;
 
 use crate::ask::cache::ResponseCache;
+use crate::ask::replay::Mismatch;
 use crate::ask::snapshot::SnapshotStore;
-use crate::backend::replay::Mismatch;
 use crate::case::{CaseId, SnapshotState, Unevaluated};
 use crate::config::Config;
 use crate::plan::shard::Shard;

@@ -13,7 +13,7 @@ use super::error::SetupError;
 use super::source::{self, Source};
 use crate::ask::cache::ResponseCache;
 use crate::ask::history::HistoryEntry;
-use crate::backend::replay::Mismatch;
+use crate::ask::replay::Mismatch;
 use crate::case::{CaseId, ChainId};
 use crate::config::{Config, server_key};
 use crate::schedule;

@@ -1,6 +1,6 @@
 //! Where the replies come from: a live server after its connection test,
 //! or the recordings, and then only for the cases whose exact request was
-//! recorded (see `backend::replay`).
+//! recorded (see `ask::replay`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,12 +9,12 @@ use std::sync::Arc;
 use super::error::SetupError;
 use crate::ask::cache::{CachedBackend, ResponseCache};
 use crate::ask::history::HistoryEntry;
+use crate::ask::replay::{Mismatch, Replay, unmatched_lines};
 use crate::ask::snapshot::SnapshotStore;
 use crate::backend::Backend;
 use crate::backend::ollama::Ollama;
 use crate::backend::openai::{OpenAi, api_key_from_env};
 use crate::backend::pool::{Member, Pool};
-use crate::backend::replay::{Mismatch, Replay, unmatched_lines};
 use crate::case::{CaseId, ChainId};
 use crate::config::{BackendKind, Config, Language};
 use crate::suite::Suite;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::{RunPlan, Session};
+use crate::ask::replay::tests::{MODEL, record};
 use crate::ask::snapshot::SnapshotStore;
-use crate::backend::replay::tests::{MODEL, record};
 use crate::schedule::TrialOutcome;
 use crate::terminal::output::{Output, Recording};
 

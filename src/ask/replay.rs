@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Backend, BackendError, ChatRequest, ConnectError, Reply, RequestKey};
 use crate::ask::history::HistoryEntry;
 use crate::ask::request::{self, CaseRequest, PromptInputs};
 use crate::ask::snapshot::{Recorded, SnapshotStore};
+use crate::backend::{Backend, BackendError, ChatRequest, ConnectError, Reply, RequestKey};
 use crate::case::{ApiFailure, CaseId, ChainId};
 use crate::config::Config;
 use crate::suite::Suite;
@@ -463,12 +463,12 @@ impl Backend for Replay {
     /// A model whose recordings carry reasoning thinks; a run that set no
     /// budget asks again with the one they were recorded with (the first
     /// recordings, by name, say).
-    fn thinking(&self, _model: &str) -> Option<super::Thinking> {
+    fn thinking(&self, _model: &str) -> Option<crate::backend::Thinking> {
         let sample = self.store.first(SAMPLE);
         let thinking = sample
             .iter()
             .find(|r| r.reasoning.as_deref().is_some_and(|t| !t.trim().is_empty()))?;
-        Some(super::Thinking {
+        Some(crate::backend::Thinking {
             how: "its recordings carry reasoning".into(),
             context_length: None,
             recorded: thinking
