@@ -154,6 +154,21 @@ fn a_clear_race_names_the_winner_asks_less_and_lists_what_it_did_not_run() {
             .all(|l| l.contains("not run: the race had decided")),
         "{lines:#?}"
     );
+    // junit.xml lists them too, each `<skipped>` with libtest's reason.
+    let junit = std::fs::read_to_string(s.run_dir().join("report/junit.xml")).unwrap();
+    for name in not_run {
+        let name = name.as_str().unwrap();
+        let at = junit
+            .find(&format!("name=\"{name}\""))
+            .unwrap_or_else(|| panic!("{name} is not in junit.xml"));
+        let case = &junit[at..at + junit[at..].find("</testcase>").unwrap()];
+        assert!(
+            case.contains("<skipped message=\"not run: the race had decided"),
+            "{case}"
+        );
+    }
+    let skipped = junit.matches("<skipped").count();
+    assert_eq!(skipped, not_run.len(), "{junit}");
     // Each skipped case's reason names what the summary names.
     for p in ["mid", "weak", "weaker"] {
         let standing = &race["prompts"][p];
@@ -168,6 +183,7 @@ fn a_clear_race_names_the_winner_asks_less_and_lists_what_it_did_not_run() {
                 .any(|l| l.starts_with(&format!("test {p}::")) && l.contains(&said)),
             "{said}: {lines:#?}"
         );
+        assert!(junit.contains(&said), "junit.xml: {said}");
     }
     // The table says it too, and the best prompt is the winner.
     assert!(run.stdout.contains("race (alpha 0.05"), "{}", run.stdout);

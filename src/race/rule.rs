@@ -45,6 +45,8 @@
 
 use statrs::function::beta::{beta_reg, ln_beta};
 
+pub use crate::results::race::e_text;
+
 /// ln E for `wins` units won and `losses` lost (see the module's formula).
 pub fn ln_e_value(wins: u64, losses: u64) -> f64 {
     if wins + losses == 0 {
@@ -77,16 +79,6 @@ fn ln_mean_exp(ln_products: &[f64]) -> f64 {
     }
     let sum: f64 = ln_products.iter().map(|l| (l - top).exp()).sum();
     top + (sum / ln_products.len() as f64).ln()
-}
-
-/// An e-value for a line a person reads (a skip reason, the table): a
-/// whole number when large.
-pub fn e_text(e: f64) -> String {
-    if e >= 100.0 {
-        format!("{e:.0}")
-    } else {
-        format!("{e:.1}")
-    }
 }
 
 /// Where a prompt stands.

@@ -26,6 +26,48 @@ pub struct RaceResult {
 }
 
 impl RaceResult {
+    /// The test names of `prompt`'s cases the race never asked.
+    pub fn not_run_of<'a>(&'a self, prompt: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.not_run
+            .iter()
+            .filter(move |name| {
+                // `prompt::question::rN`, or `model::prompt::question::rN`.
+                let parts: Vec<&str> = name.split("::").collect();
+                parts.get(parts.len().saturating_sub(3)) == Some(&prompt)
+            })
+            .map(String::as_str)
+    }
+
+    /// Why `prompt`'s cases were not asked, as libtest says it (without
+    /// its `not run: ` start).
+    pub fn why_not_run(&self, prompt: &str) -> String {
+        let standing = self.prompts.get(prompt);
+        match standing {
+            Some(RacePrompt {
+                status: RaceStatus::Eliminated,
+                eliminated_after: Some(after),
+                eliminated_by: Some(by),
+                e_value,
+                ..
+            }) => format!(
+                "the race had decided: {prompt} was eliminated after {after} question(s) by {by} \
+                 (E = {} ≥ {})",
+                e_value.map_or("?".to_string(), e_text),
+                e_text(self.bound)
+            ),
+            _ => match self.ended {
+                RaceEnd::Decided => "the race had decided".to_string(),
+                RaceEnd::MaxCases => format!(
+                    "the race stopped at [race] max_cases = {}",
+                    self.max_cases.unwrap_or(0)
+                ),
+                RaceEnd::QuestionsRanOut | RaceEnd::Unfinished => {
+                    "the race did not ask it".to_string()
+                }
+            },
+        }
+    }
+
     /// Whether the race eliminated `prompt`.
     pub fn eliminated(&self, prompt: &str) -> bool {
         self.prompts
@@ -86,4 +128,14 @@ pub enum RaceStatus {
     Tied,
     /// Live in an unfinished race.
     Running,
+}
+
+/// An e-value for a line a person reads (a skip reason, the table): a
+/// whole number when large.
+pub fn e_text(e: f64) -> String {
+    if e >= 100.0 {
+        format!("{e:.0}")
+    } else {
+        format!("{e:.1}")
+    }
 }

@@ -64,11 +64,25 @@ impl JunitWriter {
     }
 
     pub fn case(&mut self, r: &CaseRecord) -> std::io::Result<()> {
+        self.add(test_case(r))
+    }
+
+    /// A case the race never asked (`name`, its test name), `<skipped>`
+    /// with why, as libtest lists it ignored.
+    pub fn not_run(&mut self, prompt: &str, name: &str, why: &str) -> std::io::Result<()> {
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(format!("not run: {why}"));
+        let mut case = TestCase::new(name.to_string(), status);
+        case.set_classname(format!("prompteval.{prompt}"));
+        self.add(case)
+    }
+
+    fn add(&mut self, case: TestCase) -> std::io::Result<()> {
         let Some(open) = self.suite.as_mut() else {
             return Ok(());
         };
         let mut one = TestSuite::new("");
-        one.add_test_case(test_case(r));
+        one.add_test_case(case);
         open.head.tests += one.tests;
         open.head.failures += one.failures;
         open.head.errors += one.errors;

@@ -318,6 +318,11 @@ impl PerCaseFiles {
                         let _ = to_writer.send(case_file::case_file(&dir, r, lang, labels));
                         Ok(())
                     })?;
+                    if let Some(race) = &summary.race {
+                        for name in race.not_run_of(group.name) {
+                            junit.not_run(group.name, name, &race.why_not_run(group.name))?;
+                        }
+                    }
                     detailed.end_prompt()?;
                     junit.end_prompt()?;
                     let _ = to_pages.send(PageWork::End);
