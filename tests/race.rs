@@ -123,10 +123,23 @@ const CLEAR: Field = &[("best", 0.9), ("mid", 0.5), ("weak", 0.3), ("weaker", 0.
 fn a_clear_race_names_the_winner_asks_less_and_lists_what_it_did_not_run() {
     let server = StubServer::start(model(CLEAR, 7, Duration::ZERO));
     let s = scratch(CLEAR, 40, "[history]\nenabled = false\n");
-    let run = run_race(&s, &server, &[]);
+    let step_summary = s.path().join("step_summary.md");
+    let run = run_race(
+        &s,
+        &server,
+        &[("GITHUB_STEP_SUMMARY", step_summary.to_str().unwrap())],
+    );
     let summary = s.summary();
     let race = race_of(&summary);
     assert_eq!(race["ended"], "decided", "{}\n{race:#}", run.both());
+    // The standing is in the quick view and the job summary as in the table.
+    let quick_view = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    let markdown = std::fs::read_to_string(&step_summary).unwrap();
+    for shown in [&quick_view, &markdown] {
+        assert!(shown.contains("race (alpha 0.05"), "{shown}");
+        assert!(shown.contains("  best   winner"), "{shown}");
+        assert!(shown.contains("mid    eliminated after"), "{shown}");
+    }
     assert_eq!(race["prompts"]["best"]["status"], "winner", "{race:#}");
     for p in ["mid", "weak", "weaker"] {
         let standing = &race["prompts"][p];

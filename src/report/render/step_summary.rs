@@ -91,6 +91,11 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels)
         }
         out.push_str("\n\n");
     }
+    // The race's standing, as the terminal shows it under the table.
+    let race = super::race::race_lines(summary);
+    if !race.is_empty() {
+        out.push_str(&format!("```text\n{race}```\n\n"));
+    }
     out.push_str(&gate_markdown(gate, lang));
     out
 }

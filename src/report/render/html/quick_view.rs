@@ -28,6 +28,9 @@ const NOT_EVALUATED_ROWS: usize = 200;
 struct Page<'a> {
     /// The labels in the run's language.
     l: &'static Labels,
+    /// The race's standing (the terminal's lines under the table), when
+    /// the run was a race.
+    race: Option<String>,
     /// The page's HTML `lang`.
     lang: &'static str,
     /// The CSP source for the page's script, and the script.
@@ -148,6 +151,7 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, links: Links<'a>) -> Page<'
         script_hash: templates::script_source(QUICK_VIEW_SCRIPT),
         script: QUICK_VIEW_SCRIPT,
         l: Labels::of(info.language),
+        race: Some(crate::report::render::race::race_lines(summary)).filter(|r| !r.is_empty()),
         lang: info.language.html_lang(),
         incomplete: (!info.complete).then(|| {
             words::incomplete_banner(info.language, summary.finished_cases, info.planned_cases)
