@@ -3,7 +3,8 @@
 //! over prompts and models ([`outcomes`] laid out for [`robustness`],
 //! [`kinds`] and [`cross_model`]), PartialOrderEval's [`curves`], and the
 //! [`gate`]'s thresholds. One significance level and one paired test
-//! ([`stats`]), one best-prompt rule (`best_prompt`). Results are the
+//! ([`stats`]), and that test's [`power`] (what a run of a given size can
+//! tell apart, for the plan), one best-prompt rule (`best_prompt`). Results are the
 //! shapes of `crate::results`; nothing here writes a file.
 
 pub(crate) mod best_prompt;
@@ -12,6 +13,7 @@ pub mod curves;
 pub mod gate;
 pub mod kinds;
 pub mod outcomes;
+pub mod power;
 pub(crate) mod prompt_results;
 pub mod robustness;
 pub(crate) mod speed;
