@@ -1,6 +1,6 @@
 //! What a run can tell apart, before it runs: the power of the report's
-//! one paired test (exact McNemar, [`stats::mcnemar_exact`] at
-//! [`stats::SIGNIFICANCE`]) to separate two prompts over `n` shared
+//! one paired test (exact McNemar, `stats::mcnemar_exact` at
+//! `stats::SIGNIFICANCE`) to separate two prompts over `n` shared
 //! questions, and from it the smallest accuracy difference a run of that
 //! size detects, or the questions a difference needs.
 //!
@@ -13,7 +13,9 @@
 //! that the split of those `d` falls where `mcnemar_exact` says "beyond
 //! noise".
 
-use super::stats::{SIGNIFICANCE, mcnemar_exact};
+use super::stats::SIGNIFICANCE;
+#[cfg(test)]
+use super::stats::mcnemar_exact;
 
 /// The discordance rate assumed when no recording says it: two prompts of
 /// the same model disagree on 3 questions in 10. With it, 27 questions
@@ -57,15 +59,19 @@ pub fn mcnemar_power(n: usize, discordance: f64, delta: f64) -> f64 {
 }
 
 /// The largest `c` with `mcnemar_exact(c, d - c)` below the significance
-/// level, if any.
+/// level, if any: one pass over the tail, summed as `mcnemar_exact` sums
+/// it (so the boundary is the report's own), instead of one test per `c`.
 fn critical(d: usize) -> Option<usize> {
+    let mut log_p = d as f64 * 0.5f64.ln();
+    let mut tail = 0.0;
     let mut found = None;
     for c in 0..=d / 2 {
-        if mcnemar_exact(c, d - c) < SIGNIFICANCE && 2 * c < d {
-            found = Some(c);
-        } else {
+        tail += log_p.exp();
+        if (2.0 * tail).min(1.0) >= SIGNIFICANCE || 2 * c >= d {
             break;
         }
+        found = Some(c);
+        log_p += ((d - c) as f64).ln() - ((c + 1) as f64).ln();
     }
     found
 }
@@ -181,6 +187,16 @@ mod tests {
         // Ten questions cannot reach 80 % power for any difference they
         // could show at this discordance.
         assert_eq!(detectable_difference(10, DEFAULT_DISCORDANCE), None);
+    }
+
+    #[test]
+    fn the_rejection_region_is_the_reports_own_test() {
+        for d in 1..300 {
+            let by_test = (0..=d / 2)
+                .take_while(|&c| 2 * c < d && mcnemar_exact(c, d - c) < SIGNIFICANCE)
+                .last();
+            assert_eq!(critical(d), by_test, "d = {d}");
+        }
     }
 
     #[test]

@@ -564,6 +564,7 @@ fn announce(
     }
     let mut lines = settings.to_vec();
     lines.extend(reasoning_settings(config));
+    lines.extend(what_it_can_tell_apart(config, suite));
     out.emit(Event::Starting {
         prompts: suite.prompts.len(),
         questions: suite.questions.len(),
@@ -571,6 +572,38 @@ fn announce(
         settings: &lines,
         language: config.language,
     });
+}
+
+/// What a comparison of two of the suite's prompts can tell apart at this
+/// size, said before the first call: a run of 27 questions that ends
+/// "tied" could never have separated prompts 10 points apart, and the
+/// user learns it here, not after the run. The report's own paired test
+/// (analysis/power.rs), at the assumed discordance.
+fn what_it_can_tell_apart(config: &Config, suite: &Suite) -> Option<String> {
+    use crate::analysis::power::{DEFAULT_DISCORDANCE, detectable_difference, questions_for};
+    if suite.prompts.len() < 2 {
+        return None;
+    }
+    let questions = suite.questions.len();
+    let paired = questions * config.rounds.max(1) as usize * config.samples.max(1) as usize;
+    let told = match detectable_difference(paired, DEFAULT_DISCORDANCE) {
+        Some(d) => format!(
+            "two prompts must differ by about {:.0} points of accuracy to be told apart",
+            100.0 * d
+        ),
+        None => "no difference in accuracy can be told apart".to_string(),
+    };
+    let ten = questions_for(0.10, DEFAULT_DISCORDANCE)
+        .map(|n| format!("; 10 points need about {n} paired cases"))
+        .unwrap_or_default();
+    Some(format!(
+        "what this run can tell apart: {paired} paired cases per pair of prompts ({questions} \
+         questions x {} round(s) x {} sample(s)): {told}{ten} (exact McNemar, as the report compares prompts, \
+         alpha 0.05, 80 % power, assuming prompts disagree on {:.0} % of cases)",
+        config.rounds.max(1),
+        config.samples.max(1),
+        100.0 * DEFAULT_DISCORDANCE
+    ))
 }
 
 /// What the run asks of reasoning models: each model's `think`. Whether
