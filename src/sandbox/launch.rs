@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::ffi::{CString, OsString};
 use std::fs::File;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -33,13 +33,13 @@ use std::time::{Duration, Instant};
 
 use crate::case::ExecutionRecord;
 
+use super::Sandbox;
 use super::error::{SandboxError, error};
 use super::filesystem::FsPolicy;
 use super::host_files::clone_file;
 use super::isolate::FolderFile;
 use super::limits::Limits;
-use super::zygote::{self, ServerSpec, Zygote};
-use super::{Outcome, Sandbox};
+use super::zygote::{ServerSpec, Zygote};
 
 /// A file the case folder starts with.
 #[derive(Debug, Clone, Copy)]
@@ -252,38 +252,19 @@ impl Sandbox {
     }
 
     /// Runs the case from an idle fork server of its command (one is
-    /// started when none is idle); a server found dead is replaced once,
-    /// since that is the harness's failure, not the case's.
+    /// started when none is idle).
     fn launch_served(
         &self,
         command: &ServedCommand,
         launch: &Launch,
     ) -> Result<crate::case::ExecutionRecord, SandboxError> {
-        let timeout = launch.limits.timeout.unwrap_or(self.timeout);
-        let source = launch.files[0].bytes;
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            let server = self.take_native_server(command)?;
-            let stdout = self.output_file()?;
-            let stderr = self.output_file()?;
-            match server.run(source, &stdout, &stderr, None, timeout) {
-                Ok(ended) => {
-                    self.return_native_server(command, server);
-                    let killed = std::process::ExitStatus::from_raw(libc::SIGKILL);
-                    let outcome = Outcome::new(killed, ended.status, ended.timed_out);
-                    return self.record(outcome, ended.duration, &stdout, &stderr);
-                }
-                Err(zygote::Failure::Setup(why)) => {
-                    self.return_native_server(command, server);
-                    return Err(error(why));
-                }
-                Err(zygote::Failure::ServerGone(why)) if attempts < 2 => {
-                    tracing::warn!("sandbox: {why}; starting another fork server");
-                }
-                Err(zygote::Failure::ServerGone(why)) => return Err(error(why)),
-            }
-        }
+        self.run_in_server(
+            || self.take_native_server(command),
+            |server| self.return_native_server(command, server),
+            launch.files[0].bytes,
+            None,
+            launch.limits.timeout.unwrap_or(self.timeout),
+        )
     }
 
     fn take_native_server(&self, command: &ServedCommand) -> Result<Zygote, SandboxError> {

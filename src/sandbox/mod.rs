@@ -452,30 +452,49 @@ impl Sandbox {
         self.record(outcome, started.elapsed(), &stdout, &stderr)
     }
 
-    /// Runs the case in a fork server of `mode`; a server found dead is
-    /// replaced once, since that is the harness's failure, not the case's.
+    /// Runs the case in a fork server of `mode`.
     fn run_served(
         &self,
         mode: Mode,
         code: &str,
         proof: Option<&ProofFile>,
     ) -> Result<ExecutionRecord, SandboxError> {
+        self.run_in_server(
+            || self.take_server(mode),
+            |server| self.return_server(server),
+            code.as_bytes(),
+            proof.map(ProofFile::file),
+            self.timeout,
+        )
+    }
+
+    /// Runs `code` in a server `take` gives (Python's or a native
+    /// command's, launch.rs) and gives it back with `give_back`; a server
+    /// found dead is replaced once, since that is the harness's failure,
+    /// not the case's.
+    fn run_in_server(
+        &self,
+        take: impl Fn() -> Result<Zygote, SandboxError>,
+        give_back: impl Fn(Zygote),
+        code: &[u8],
+        proof: Option<&File>,
+        timeout: Duration,
+    ) -> Result<ExecutionRecord, SandboxError> {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let server = self.take_server(mode)?;
+            let server = take()?;
             let stdout = self.output_file()?;
             let stderr = self.output_file()?;
-            let proof = proof.map(ProofFile::file);
-            match server.run(code.as_bytes(), &stdout, &stderr, proof, self.timeout) {
+            match server.run(code, &stdout, &stderr, proof, timeout) {
                 Ok(ended) => {
-                    self.return_server(server);
+                    give_back(server);
                     let killed = ExitStatus::from_raw(libc::SIGKILL);
                     let outcome = Outcome::new(killed, ended.status, ended.timed_out);
                     return self.record(outcome, ended.duration, &stdout, &stderr);
                 }
                 Err(zygote::Failure::Setup(why)) => {
-                    self.return_server(server);
+                    give_back(server);
                     return Err(error(why));
                 }
                 Err(zygote::Failure::ServerGone(why)) if attempts < 2 => {

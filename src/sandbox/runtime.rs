@@ -1,6 +1,6 @@
 //! The interpreter's side of the sandbox: the programs the sandbox runs
 //! inside the interpreter it starts. They are the language's (for Python,
-//! `crate::execute::python::RUNTIME`); the sandbox gets them as text, writes
+//! `crate::python::RUNTIME`); the sandbox gets them as text, writes
 //! them where the interpreter finds them, and knows none of their code.
 
 /// The programs the sandbox runs inside the interpreter it starts.

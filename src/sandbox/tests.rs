@@ -3,7 +3,7 @@
 
 use super::*;
 // The tests run Python, so they take Python's runtime from the stage below.
-use crate::execute::python::RUNTIME;
+use crate::python::RUNTIME;
 
 mod case_steps;
 mod warm_message;

@@ -1,6 +1,6 @@
 //! The warm interpreter's start message (warm.rs).
 
-use crate::execute::python::RUNTIME;
+use crate::python::RUNTIME;
 use crate::sandbox::case_spec;
 use crate::sandbox::warm::*;
 use std::path::Path;
