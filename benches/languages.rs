@@ -31,7 +31,7 @@ use prompteval::execute::language::{Languages, MULTIPL_E};
 use prompteval::execute::multipl_e::assemble::{Problem, program};
 use prompteval::execute::multipl_e::{MultiplE, Toolchain, run_directly};
 use prompteval::execute::program::Shapes;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 

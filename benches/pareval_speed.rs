@@ -14,7 +14,7 @@ use std::process::Command;
 
 use prompteval::config::{CppConfig, SandboxConfig};
 use prompteval::execute::cpp::Cpp;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{ParallelModel, Question, Suite};
 

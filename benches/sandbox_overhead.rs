@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
-use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
-use prompteval::execute::python::RUNTIME;
+use prompteval::judge::judge_question;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 

@@ -59,6 +59,8 @@ pub mod backend;
 pub mod sandbox;
 
 pub mod execute;
+pub mod judge;
+pub mod python;
 
 pub mod record;
 
@@ -72,6 +74,7 @@ pub mod race;
 // The two bounded pools that run a session's cases in chain order.
 pub mod schedule;
 
+pub mod publish;
 pub mod report;
 
 pub mod baseline;

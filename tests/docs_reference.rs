@@ -748,7 +748,7 @@ fn every_key_of_a_summary_the_library_writes_is_in_the_reference() {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    prompteval::report::write_all(dir.path(), &info, &records).expect("the report");
+    prompteval::publish::write_all(dir.path(), &info, &records).expect("the report");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
             .unwrap();

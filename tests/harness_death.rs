@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use prompteval::config::SandboxConfig;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 
 const ROLE: &str = "PROMPTEVAL_TEST_HARNESS_ROLE";

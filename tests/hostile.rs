@@ -18,7 +18,7 @@ use libtest_mimic::Arguments;
 
 use prompteval::case::ExecutionRecord;
 use prompteval::config::SandboxConfig;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 
 const TIMEOUT_SECS: f64 = 3.0;

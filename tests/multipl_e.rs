@@ -34,7 +34,7 @@ use prompteval::execute::cpp::Cpp;
 use prompteval::execute::language::{Languages, MULTIPL_E};
 use prompteval::execute::multipl_e::{MultiplE, Spec, Toolchain};
 use prompteval::execute::program::Shapes;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Question, Suite};
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 use prompteval::case::Verdict;
 use prompteval::config::{CppConfig, SandboxConfig};
 use prompteval::execute::cpp::Cpp;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use prompteval::case::Verdict;
 use prompteval::config::SandboxConfig;
-use prompteval::execute::judge::judge_question;
-use prompteval::execute::python::RUNTIME;
+use prompteval::judge::judge_question;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::Suite;
 

@@ -1,4 +1,4 @@
-//! The report as its files: what `prompteval::report::write_all` writes
+//! The report as its files: what `prompteval::publish::write_all` writes
 //! from records (the spec's three questions under three prompts, from
 //! `prompteval::results::fixtures`), read back as a person or a tool reads
 //! them: summary.json, detailed_report.json, the CSVs, each case's `.py`
@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use prompteval::case::CaseRecord;
 use prompteval::case::Verdict::*;
 use prompteval::config::Language;
-use prompteval::report::{Labels, RunInfo, RunSummary, terminal_table, write_all};
+use prompteval::publish::write_all;
+use prompteval::report::{Labels, RunInfo, RunSummary, terminal_table};
 use prompteval::results::fixtures::{HOSTILE, info, numbered, record, three_by_three};
 use prompteval::results::{BestPrompt, PromptResult, RoundStats, Summary};
 use prompteval::suite::CodeLanguage;

@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 
 use prompteval::case::{ExecutionRecord, Verdict};
 use prompteval::config::SandboxConfig;
-use prompteval::execute::judge::{Judgement, judge_question};
 use prompteval::execute::program::{Shapes, runnable};
-use prompteval::execute::python::RUNTIME;
+use prompteval::judge::{Judgement, judge_question};
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{Match, Question};
 

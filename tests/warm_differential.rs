@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use prompteval::case::ExecutionRecord;
 use prompteval::config::SandboxConfig;
 use prompteval::execute::extract::extract;
-use prompteval::execute::judge::judge_question;
 use prompteval::execute::program::{Runnable, Shapes, runnable};
-use prompteval::execute::python::RUNTIME;
+use prompteval::judge::judge_question;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 use prompteval::suite::{CodeLanguage, Question, Suite};
 

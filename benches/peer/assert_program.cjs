@@ -9,7 +9,7 @@
 //    resolves it too), `-s -B -P`, in a fresh temporary folder, with the
 //    environment prompteval's sandbox gives a program, stdin closed, killed
 //    with its process group after `timeout_secs` (10 s).
-// 4. Verdict (src/execute/judge.rs): timeout, syntax_error, runtime_error, then
+// 4. Verdict (src/judge.rs): timeout, syntax_error, runtime_error, then
 //    trimmed stdout (CRLF -> LF) equal to the trimmed answer, else
 //    wrong_answer. The reason starts with the verdict so the bench can
 //    compare verdicts with prompteval's.

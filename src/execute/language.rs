@@ -12,10 +12,10 @@ use crate::suite::{CodeLanguage, Question, Suite, SuiteError};
 
 use super::cpp::Cpp;
 use super::extract::{self, Extracted};
-pub use super::judge::Ran;
-use super::judge::judge_question;
 use super::multipl_e::{MultiplE, Spec};
 use super::program::{self, Shapes};
+pub use crate::judge::Ran;
+use crate::judge::judge_question;
 
 /// Every language of MultiPL-E's this project runs.
 pub const MULTIPL_E: &[&Spec] = &[

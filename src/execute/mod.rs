@@ -13,16 +13,14 @@ pub mod extract;
 pub mod go;
 pub mod java;
 pub mod javascript;
-pub mod judge;
 pub mod language;
 pub mod lua;
 pub mod multipl_e;
 pub mod ocaml;
 pub mod perl;
 pub mod php;
-pub mod python;
 /// Python's program, where it always was.
-pub use python::program;
+pub use crate::python::program;
 pub mod r;
 pub mod racket;
 pub mod ruby;

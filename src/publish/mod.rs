@@ -41,7 +41,7 @@ use crate::results::groups::{group_records, groups, unknown_prompts};
 use crate::results::run_folder::{self, write_derived};
 use crate::results::{Cases, PromptGroup, RunInfo, RunSummary, Summary};
 
-use super::render::{Labels, case_file, files, html, junit};
+use crate::report::render::{Labels, case_file, files, html, junit};
 
 /// Where the report files were written.
 #[derive(Debug, Clone, PartialEq)]

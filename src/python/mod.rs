@@ -1,4 +1,4 @@
-//! Python's side of the language seam (`super::language`): the program a
+//! Python's side of the language seam (`crate::execute::language`): the program a
 //! reply becomes (`program`: the prompt's shape, the reply completed for
 //! an entry point, the tests after it), and the programs the sandbox runs
 //! inside the Python it starts.

@@ -1,18 +1,16 @@
 //! A run's results as the files and views a person or a CI reads:
 //! [`render`] turns `crate::results` (computed by `crate::analysis`) into
-//! text, tables, markdown, JUnit, CSV, JSON, `.py`/`.cpp` files and HTML, and
-//! [`write`](mod@write) streams each model's journal once and writes every file once.
-//! Imports run one way: results <- analysis <- render <- write.
+//! text, tables, markdown, JUnit, CSV, JSON, `.py`/`.cpp` files and HTML;
+//! `crate::publish` streams each model's journal once and writes every file
+//! once. Imports run one way: results <- analysis <- render <- publish.
 
 pub mod render;
-pub mod write;
 
 pub use crate::analysis::gate;
 pub use crate::results::run_folder::{model_folder, models_of, write_json};
 pub use crate::results::{ModelRun, ModelsSummary, RunInfo, RunSummary, Summary};
 pub use render::step_summary;
 pub use render::{Labels, terminal_table};
-pub use write::{Written, write_all, write_from_index, write_from_journal};
 
 /// Adds the run's gate to its junit.xml (each model's, in a multi-model
 /// run: the gate is the run's), once the gate is decided.

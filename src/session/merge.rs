@@ -99,7 +99,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, SetupError> {
     }
     info.models = models;
     report::write_json(&out.join(RUN_INFO), &info).map_err(io)?;
-    let (summary, _) = report::write_from_journal(out, &info).map_err(io)?;
+    let (summary, _) = crate::publish::write_from_journal(out, &info).map_err(io)?;
     let table = report::terminal_table(&summary, report::Labels::of(info.language));
     Ok(Merged {
         summary,

@@ -114,7 +114,7 @@ impl Session {
             ..
         } = plan;
         // The sandbox first: the qualification gate judges replies in it.
-        let sandbox = Sandbox::new(&config.sandbox, &crate::execute::python::RUNTIME)?;
+        let sandbox = Sandbox::new(&config.sandbox, &crate::python::RUNTIME)?;
         let suite = variants::write_texts(&config, suite, unwritten_variants, &sandbox)?;
         let suite = themes::label(&config, suite)?;
         // The ablations p_top gave no sentence for are not asked.
@@ -280,12 +280,10 @@ impl Session {
         store_run_info(&self.run_dir, &info)?;
         out.emit(Event::Reporting);
         let reporting = std::time::Instant::now();
-        let (summary, written) =
-            report::write_from_index(&self.run_dir, &info, &index).map_err(|e| {
-                SetupError::Folder {
-                    path: self.run_dir.clone(),
-                    message: format!("cannot write the report: {e}"),
-                }
+        let (summary, written) = crate::publish::write_from_index(&self.run_dir, &info, &index)
+            .map_err(|e| SetupError::Folder {
+                path: self.run_dir.clone(),
+                message: format!("cannot write the report: {e}"),
             })?;
         // Read by the scale bench (the report's share of a run's time).
         tracing::debug!(
@@ -489,7 +487,7 @@ impl Session {
         &self,
         info: &RunInfo,
         summary: &report::RunSummary,
-        written: &report::Written,
+        written: &crate::publish::Written,
         located: &[journal::Located],
         intended: usize,
         out: &Output,

@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 use prompteval::config::SandboxConfig;
-use prompteval::execute::python::RUNTIME;
+use prompteval::python::RUNTIME;
 use prompteval::sandbox::Sandbox;
 
 pub fn sandbox() -> &'static Sandbox {

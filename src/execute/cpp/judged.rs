@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use crate::case::{ExecutionRecord, Speed};
 
-use super::super::judge::Judgement;
+use crate::judge::Judgement;
 
 /// What identifies a judgement: the program, the thread counts it ran at
 /// and the run limit.

@@ -35,7 +35,7 @@ use crate::config::CppConfig;
 use crate::sandbox::{CaseFile, Launch, LaunchLimits, Sandbox, SandboxError};
 use crate::suite::{ParEvalCheck, ParallelModel, Question};
 
-use super::judge::{Judgement, Ran};
+use crate::judge::{Judgement, Ran};
 pub use toolchain::Toolchain;
 use verdict::{ThreadRun, compile_failure, thread_verdict};
 
@@ -139,7 +139,7 @@ impl Cpp {
             Some(check) => self.validate(check, &program, sandbox)?,
             None => {
                 let execution = run_program(sandbox, &program, &[], None, LaunchLimits::default())?;
-                let judgement = super::judge::judge_output(&execution, question);
+                let judgement = crate::judge::judge_output(&execution, question);
                 (execution, judgement, None)
             }
         };
@@ -356,7 +356,7 @@ impl Cpp {
         let speed = if failed.is_none() { speed } else { None };
         let judgement = failed.unwrap_or_else(|| Judgement {
             verdict: Verdict::Correct,
-            actual: super::judge::normalise(&execution.stdout),
+            actual: crate::judge::normalise(&execution.stdout),
             detail: None,
         });
         let execution = ExecutionRecord {

@@ -4,8 +4,8 @@
 use crate::case::{ExecutionRecord, Verdict};
 use crate::config::CppConfig;
 
-use super::super::judge::{Judgement, normalise};
 use super::DriverRecord;
+use crate::judge::{Judgement, normalise};
 
 /// A failed compilation: the compiler's diagnostics are the model's
 /// `syntax_error` (its first error line as the detail); a compiler that

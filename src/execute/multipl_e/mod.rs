@@ -31,7 +31,7 @@ use crate::config::CppConfig;
 use crate::sandbox::{CaseFile, Launch, LaunchLimits, Sandbox, SandboxError};
 use crate::suite::{CodeLanguage, Question};
 
-use super::judge::Ran;
+use crate::judge::Ran;
 pub use spec::Spec;
 pub use toolchain::Toolchain;
 

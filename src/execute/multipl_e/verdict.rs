@@ -6,7 +6,7 @@
 //! to their end.
 
 use crate::case::{ExecutionRecord, Verdict};
-use crate::execute::judge::{Judgement, normalise};
+use crate::judge::{Judgement, normalise};
 
 use super::spec::Spec;
 
