@@ -26,6 +26,8 @@
 //!             summary.json, the figures' shapes, the run folder's files
 //! analysis/   case records ─► figures: accuracy, intervals, pass@k, best
 //!             prompt, robustness, kinds, cross-model, curves; gate
+//! budget/     cases + cache + recordings ─► the plan (calls, tokens, time,
+//!             money, what a run can tell apart); the keeper of [budget]
 //! report/     results ─► render (table, markdown, junit, csv/json, .py,
 //!             html) ─► write (the journal streamed, each file once)
 //! compare/    two run folders side by side (`prompteval compare`)
@@ -67,6 +69,9 @@ pub mod record;
 pub mod results;
 
 pub mod analysis;
+
+// What a run will cost (the plan) and the caps it keeps (`[budget]`).
+pub mod budget;
 
 // The race between prompts: the rule, its hold on the scheduler, its standing.
 pub mod race;

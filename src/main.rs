@@ -2,6 +2,7 @@
 //! (`cargo test --test prompts`).
 //!
 //! ```text
+//! cargo run -- plan [--json] [-- FILTERS]   what a run will ask and spend
 //! cargo run -- cache dir      where the response cache lives
 //! cargo run -- cache clear    remove every cached reply
 //! cargo run -- import humaneval --out benches-data/humaneval.json
@@ -35,6 +36,26 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// What `cargo test --test prompts` would ask and spend, before it
+    /// runs: cases, model calls left after the response cache, the
+    /// recordings and a resumed journal; prompt and reply tokens; wall
+    /// time; money at `[budget]`'s prices; and the smallest difference
+    /// between two prompts the run can tell apart. Same configuration,
+    /// environment and filters as the run (`plan -- prompt1`). Asks no
+    /// model, except a short probe when no earlier call says how long
+    /// replies are and how fast the server is (`--probe 0`: none).
+    Plan {
+        /// Print the plan as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// At most this many calls to measure replies and speed by, when
+        /// nothing else can.
+        #[arg(long, default_value_t = 3)]
+        probe: usize,
+        /// libtest's filters, as `cargo test --test prompts -- ...` takes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        filters: Vec<String>,
+    },
     /// The response cache.
     Cache {
         #[arg(value_enum)]
@@ -175,6 +196,15 @@ enum Benchmark {
     },
 }
 
+/// The plan, as lines or as one JSON object.
+fn plan(json: bool, probes: usize, filters: &[String]) -> Result<Done, Box<dyn std::error::Error>> {
+    let plan = prompteval::harness::plan(filters, probes)?;
+    Ok(match json {
+        true => serde_json::to_string_pretty(&plan)?.into(),
+        false => plan.lines().join("\n").into(),
+    })
+}
+
 /// What a command did: its message, and for a merged run whether its gate
 /// failed (judged as one run would be: exit status 101, as libtest's).
 struct Done {
@@ -211,6 +241,11 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<Done, Box<dyn std::error::Error>> {
     match command {
+        Command::Plan {
+            json,
+            probe,
+            filters,
+        } => plan(json, probe, &filters),
         Command::Cache { action } => cache(action),
         Command::Import {
             benchmark: Benchmark::Humaneval { out, from },

@@ -111,12 +111,16 @@ impl ResponseCache {
             .join(format!("{}.json", hash.as_str()))
     }
 
-    fn get(&self, key: &CacheKey) -> Option<Entry> {
-        let path = self.path(key);
-        let found = std::fs::read(&path)
+    /// The entry of `key`, if the cache holds it whole.
+    fn peek(&self, key: &CacheKey) -> Option<Entry> {
+        std::fs::read(self.path(key))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
-            .filter(|entry| entry.key == *key);
+            .filter(|entry| entry.key == *key)
+    }
+
+    fn get(&self, key: &CacheKey) -> Option<Entry> {
+        let found = self.peek(key);
         match &found {
             Some(_) => self.hits.fetch_add(1, Ordering::SeqCst),
             None => self.misses.fetch_add(1, Ordering::SeqCst),
@@ -221,6 +225,25 @@ impl Backend for CachedBackend {
 
     fn release(&self, model: &str) {
         self.inner.release(model)
+    }
+
+    fn answered_without_a_call(
+        &self,
+        case: &CaseId,
+        request: &ChatRequest,
+    ) -> Option<crate::backend::Usage> {
+        // A look, not a use: the hits and misses count the run's asking.
+        self.cache
+            .peek(&self.key(case, request))
+            .map(|entry| entry.usage)
+    }
+
+    fn count_prompt_tokens(&self, request: &ChatRequest) -> Option<u64> {
+        self.inner.count_prompt_tokens(request)
+    }
+
+    fn probe(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
+        self.inner.chat(case, request)
     }
 
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {

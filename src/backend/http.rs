@@ -152,6 +152,16 @@ impl HttpClient {
     /// `/v1`), for optional facts such as llama-server's `/props` or an
     /// Ollama behind its OpenAI endpoint: `None` on any failure.
     pub fn probe_root(&self, path: &str) -> Option<Value> {
+        self.at_root(path, None)
+    }
+
+    /// POST `body` to `path` at the server's root, for optional services
+    /// such as llama-server's `/tokenize`: `None` on any failure.
+    pub fn post_root(&self, path: &str, body: &Value) -> Option<Value> {
+        self.at_root(path, Some(body))
+    }
+
+    fn at_root(&self, path: &str, body: Option<&Value>) -> Option<Value> {
         let root = self.base_url.strip_suffix("/v1").unwrap_or(&self.base_url);
         let at_root = HttpClient {
             agent: self.agent.clone(),
@@ -159,7 +169,7 @@ impl HttpClient {
             api_key: self.api_key.clone(),
             hints: self.hints,
         };
-        at_root.send(path, None, CHECK_TIMEOUT).ok()
+        at_root.send(path, body, CHECK_TIMEOUT).ok()
     }
 
     /// Removes the API key from text that came from elsewhere (a server's

@@ -247,6 +247,25 @@ pub trait Backend: Send + Sync {
     }
     /// One chat completion for `case`.
     fn chat(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError>;
+    /// The figures of a reply this backend would give `case` without
+    /// calling the model (the response cache's), `None` when answering
+    /// would take a call: the plan counts no call for it and the budget
+    /// charges it nothing.
+    fn answered_without_a_call(&self, _case: &CaseId, _request: &ChatRequest) -> Option<Usage> {
+        None
+    }
+    /// One call for the plan's probe: as [`Backend::chat`], but past the
+    /// response cache (neither answered from it nor stored in it, so the
+    /// run that follows makes the call the plan counted).
+    fn probe(&self, case: &CaseId, request: &ChatRequest) -> Result<Reply, BackendError> {
+        self.chat(case, request)
+    }
+    /// The server's own count of the tokens of `request`'s prompt, chat
+    /// template included, where it has a tokenizer to ask (llama-server's
+    /// `/apply-template` and `/tokenize`); `None` elsewhere.
+    fn count_prompt_tokens(&self, _request: &ChatRequest) -> Option<u64> {
+        None
+    }
     /// Every case of `model` has been asked: a server that keeps models
     /// loaded may let it go, so the next model of a multi-model run has
     /// the server to itself (one model resident at a time).

@@ -129,6 +129,20 @@ impl Backend for OpenAi {
         self.http.base_url().to_string()
     }
 
+    fn count_prompt_tokens(&self, request: &ChatRequest) -> Option<u64> {
+        // The prompt as the model reads it (the chat template applied),
+        // then the model's own tokenizer.
+        let templated = self
+            .http
+            .post_root("/apply-template", &json!({"messages": request.messages}))?;
+        let prompt = templated["prompt"].as_str()?;
+        let tokens = self.http.post_root(
+            "/tokenize",
+            &json!({"content": prompt, "add_special": true}),
+        )?;
+        tokens["tokens"].as_array().map(|t| t.len() as u64)
+    }
+
     fn check(&self, model: &str) -> Result<(), ConnectError> {
         let models = self.http.check_get("/models")?;
         let ids: Vec<String> = models["data"]

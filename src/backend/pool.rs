@@ -138,6 +138,11 @@ impl Backend for Pool {
         }
     }
 
+    fn count_prompt_tokens(&self, request: &super::ChatRequest) -> Option<u64> {
+        self.alive()
+            .find_map(|(_, m)| m.backend.count_prompt_tokens(request))
+    }
+
     /// The smallest window any live endpoint reports.
     fn window(&self) -> ServerWindow {
         let windows: Vec<ServerWindow> = self.alive().map(|(_, m)| m.backend.window()).collect();

@@ -96,6 +96,7 @@ impl Config {
         self.env_gate(&vars)?;
         self.env_servers(&vars)?;
         self.env_switches(&vars)?;
+        self.env_budget(&vars)?;
         if let Some(v) = vars.get("PROMPTEVAL_LOG") {
             self.sources.env(&["log"], "PROMPTEVAL_LOG", &v);
             self.log = v;
@@ -260,6 +261,42 @@ impl Config {
             if let Some((on, v)) = vars.parse(var, on_off, || "expected on or off".into())? {
                 *setting = on;
                 self.sources.env(key, var, &v);
+            }
+        }
+        Ok(())
+    }
+
+    /// The caps of `[budget]`: PROMPTEVAL_BUDGET_TOKENS, _COST, _WALL_SECS
+    /// (a resumed run goes on with the cap they set now).
+    fn env_budget(&mut self, vars: &Vars) -> Result<(), ConfigError> {
+        for (var, key, cap) in [
+            (
+                "PROMPTEVAL_BUDGET_TOKENS",
+                "max_tokens",
+                &mut self.budget.max_tokens,
+            ),
+            (
+                "PROMPTEVAL_BUDGET_COST",
+                "max_cost",
+                &mut self.budget.max_cost,
+            ),
+            (
+                "PROMPTEVAL_BUDGET_WALL_SECS",
+                "max_wall_secs",
+                &mut self.budget.max_wall_secs,
+            ),
+        ] {
+            let positive = |t: &str| {
+                t.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|n| n.is_finite() && *n > 0.0)
+            };
+            let expected =
+                || format!("expected a number above 0 ([budget] {key}); unset it for no cap");
+            if let Some((n, v)) = vars.parse(var, positive, expected)? {
+                *cap = Some(n);
+                self.sources.env(&["budget", key], var, &v);
             }
         }
         Ok(())

@@ -11,10 +11,10 @@ use super::env::Env;
 use super::error::ConfigError;
 use super::locations::{key_lines, line_of_offset, line_of_offset_bytes};
 use super::schema::{
-    BackendKind, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_MODEL, DEFAULT_OLLAMA_HOST,
-    DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint, GateConfig, HistoryConfig,
-    Language, LlmConfig, ModelEntry, RaceConfig, SandboxConfig, VariantsConfig,
-    normalise_ollama_host,
+    BackendKind, BudgetConfig, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_MODEL,
+    DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint,
+    GateConfig, HistoryConfig, Language, LlmConfig, ModelEntry, RaceConfig, SandboxConfig,
+    VariantsConfig, normalise_ollama_host,
 };
 use super::sources::Sources;
 
@@ -58,6 +58,8 @@ pub(super) struct ConfigFile {
     gate: GateConfig,
     #[serde(default)]
     race: RaceConfig,
+    #[serde(default)]
+    budget: BudgetConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -184,6 +186,7 @@ impl Config {
                 ..file.gate
             },
             race: file.race,
+            budget: file.budget,
             source,
             sources,
         }

@@ -41,9 +41,9 @@ pub use locations::line_of_offset;
 pub use model_tables::server_key;
 pub use percent::{Percent, PercentError};
 pub use schema::{
-    BackendKind, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_GATE_ALPHA, DEFAULT_MODEL,
-    DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE, Endpoint,
-    GateConfig, HistoryConfig, Language, LlmConfig, ModelGate, RaceConfig, RunSettings,
+    BackendKind, BudgetConfig, Config, CppConfig, DEFAULT_CONCURRENCY, DEFAULT_GATE_ALPHA,
+    DEFAULT_MODEL, DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, DEFAULT_PASS_AT_K, DEFAULT_SUITE,
+    Endpoint, GateConfig, HistoryConfig, Language, LlmConfig, ModelGate, RaceConfig, RunSettings,
     SandboxConfig, VariantsConfig, WriterConfig, normalise_ollama_host,
 };
 pub use sources::{Key, Source, Sources};

@@ -419,6 +419,38 @@ impl Default for RaceConfig {
     }
 }
 
+/// What a run may spend (`[budget]`, docs/guide/budget.md): no case starts
+/// that would take the run past a cap as planned; the rest end as not run.
+/// Tokens and money count the run's model calls (a resumed run's earlier
+/// ones too); wall time counts this session's. Prices are per million
+/// tokens, for the plan's money and `max_cost`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BudgetConfig {
+    /// Prompt and reply tokens of every call (PROMPTEVAL_BUDGET_TOKENS).
+    pub max_tokens: Option<f64>,
+    /// Money, in the prices' currency (PROMPTEVAL_BUDGET_COST).
+    pub max_cost: Option<f64>,
+    /// Seconds of this session's run (PROMPTEVAL_BUDGET_WALL_SECS).
+    pub max_wall_secs: Option<f64>,
+    /// Price of a million prompt tokens.
+    pub price_in: Option<f64>,
+    /// Price of a million reply tokens.
+    pub price_out: Option<f64>,
+}
+
+impl BudgetConfig {
+    /// Whether any cap is set.
+    pub fn capped(&self) -> bool {
+        self.max_tokens.is_some() || self.max_cost.is_some() || self.max_wall_secs.is_some()
+    }
+
+    /// Both prices, when both are set.
+    pub fn prices(&self) -> Option<(f64, f64)> {
+        self.price_in.zip(self.price_out)
+    }
+}
+
 /// Accuracy thresholds in percent (the unit of summary.json).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -605,6 +637,7 @@ pub struct Config {
     pub cpp: CppConfig,
     pub gate: GateConfig,
     pub race: RaceConfig,
+    pub budget: BudgetConfig,
     /// Where this configuration came from, for messages.
     pub source: Option<PathBuf>,
     /// Where each setting's value was decided: harness.toml (with its

@@ -62,7 +62,78 @@ impl Config {
         }
         self.check_ranges()?;
         self.check_gate_alpha()?;
-        self.check_race()
+        self.check_race()?;
+        self.check_budget()
+    }
+
+    /// A run (not `prompteval plan`) prices its spending only to keep a
+    /// cap: prices without one would be set for nothing a run does.
+    pub fn check_prices_have_a_use(&self) -> Result<(), ConfigError> {
+        let b = &self.budget;
+        if b.prices().is_some() && !b.capped() {
+            return Err(self.file_error(
+                &["budget", "price_in"],
+                "[budget] price_in and price_out are set without a cap: a run uses prices to keep [budget] max_cost (or PROMPTEVAL_BUDGET_COST); set a cap, or see what the run would cost with `prompteval plan` (`cargo run -- plan` in prompteval's repository)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Caps above zero, tokens whole, prices not negative and in pairs, a
+    /// cost cap with its prices, and prices with a cap to price.
+    fn check_budget(&self) -> Result<(), ConfigError> {
+        let b = &self.budget;
+        let err = |key: &str, message: String| self.file_error(&["budget", key], message);
+        for (key, cap) in [
+            ("max_tokens", b.max_tokens),
+            ("max_cost", b.max_cost),
+            ("max_wall_secs", b.max_wall_secs),
+        ] {
+            if let Some(n) = cap.filter(|n| !(n.is_finite() && *n > 0.0)) {
+                return Err(err(
+                    key,
+                    format!(
+                        "[budget] {key} = {n}: a cap must be above 0 (a cap of 0 or less would run nothing); leave it out for no cap"
+                    ),
+                ));
+            }
+        }
+        if let Some(n) = b.max_tokens.filter(|n| n.fract() != 0.0) {
+            return Err(err(
+                "max_tokens",
+                format!("[budget] max_tokens = {n}: tokens are counted whole; give a whole number"),
+            ));
+        }
+        for (key, price) in [("price_in", b.price_in), ("price_out", b.price_out)] {
+            if let Some(p) = price.filter(|p| !(p.is_finite() && *p >= 0.0)) {
+                return Err(err(
+                    key,
+                    format!("[budget] {key} = {p}: a price per million tokens is 0 or more"),
+                ));
+            }
+        }
+        match (b.price_in, b.price_out) {
+            (Some(_), None) => {
+                return Err(err(
+                    "price_in",
+                    "[budget] price_in is set without price_out: give both prices per million tokens (prompt and reply), e.g. price_in = 0.15 and price_out = 0.60".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(err(
+                    "price_out",
+                    "[budget] price_out is set without price_in: give both prices per million tokens (prompt and reply), e.g. price_in = 0.15 and price_out = 0.60".into(),
+                ));
+            }
+            _ => {}
+        }
+        if b.max_cost.is_some() && b.prices().is_none() {
+            return Err(err(
+                "max_cost",
+                "[budget] max_cost needs the prices to count money by: set price_in and price_out (per million tokens) too".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The race's level is a probability, and a race of no cases asks nothing.

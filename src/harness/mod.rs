@@ -83,6 +83,7 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
         message: format!("cannot read the working directory: {e}"),
     })?;
     let mut plan = RunPlan::load(&ProcessEnv, &cwd)?;
+    plan.config.check_prices_have_a_use()?;
     init_logging(&plan.config.log, out.clone());
     plan.planned = apply_prompt_filter(args, &plan.suite, std::mem::take(&mut plan.planned));
     let cap = args.test_threads.or(plan.config.test_threads);
@@ -171,6 +172,36 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
         )
     })?;
     session.finish(conclusion.exit_code(), out)
+}
+
+/// `prompteval plan`: what `cargo test --test prompts` with the same
+/// configuration, environment and libtest `filters` (`prompt1`, `--skip
+/// q3`, `--exact`) would ask and spend, without running it. The lines a
+/// run shows go to stderr; the plan is returned.
+pub fn plan(filters: &[String], probes: usize) -> Result<crate::budget::Plan, SetupError> {
+    let mut args = Arguments::from_iter(
+        std::iter::once("prompteval-plan".to_string()).chain(filters.iter().cloned()),
+    );
+    crate::terminal::console::use_stderr(true);
+    let out = Arc::new(Output::new(vec![Box::new(Console::default())]));
+    let cwd = std::env::current_dir().map_err(|e| SetupError::Folder {
+        path: ".".into(),
+        message: format!("cannot read the working directory: {e}"),
+    })?;
+    let mut plan = RunPlan::load(&ProcessEnv, &cwd)?;
+    init_logging(&plan.config.log, out.clone());
+    plan.planned = apply_prompt_filter(&mut args, &plan.suite, std::mem::take(&mut plan.planned));
+    let selected: Vec<CaseId> = plan
+        .planned
+        .iter()
+        .filter(|c| plan.finished(c).is_none())
+        .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
+        .cloned()
+        .collect();
+    if selected.is_empty() && plan.finished_count() == 0 {
+        return Err(SetupError::Resume(nothing_selected(&args, &plan.suite)));
+    }
+    crate::session::preview(plan, selected, probes, &out)
 }
 
 /// The one line for a filter that selects nothing: what the names are.

@@ -6,14 +6,20 @@ use std::collections::BTreeMap;
 use super::Language;
 
 /// An interrupted run: its numbers cover the finished cases only.
-pub fn incomplete_run(lang: Language, finished: usize, planned: usize) -> String {
-    match lang {
-        Language::Zh => {
+pub fn incomplete_run(lang: Language, finished: usize, planned: usize, budget: bool) -> String {
+    match (lang, budget) {
+        (Language::Zh, false) => {
             format!("⚠️  INCOMPLETE 執行未完成: 完成 {finished}/{planned} 個案例; 本次執行被中斷")
         }
-        Language::En => {
+        (Language::Zh, true) => format!(
+            "⚠️  INCOMPLETE 執行未完成: 完成 {finished}/{planned} 個案例; [budget] 上限停止了執行 (以 PROMPTEVAL_RESUME 與新的上限繼續)"
+        ),
+        (Language::En, false) => {
             format!("⚠️  INCOMPLETE: {finished}/{planned} cases finished; the run was interrupted")
         }
+        (Language::En, true) => format!(
+            "⚠️  INCOMPLETE: {finished}/{planned} cases finished; a [budget] cap stopped the run (PROMPTEVAL_RESUME with a new cap finishes it)"
+        ),
     }
 }
 
@@ -285,13 +291,19 @@ pub fn cases_finished(lang: Language, finished: usize, planned: usize) -> String
 }
 
 /// The quick view's banner over an interrupted run.
-pub fn incomplete_banner(lang: Language, finished: usize, planned: usize) -> String {
-    match lang {
-        Language::Zh => format!(
+pub fn incomplete_banner(lang: Language, finished: usize, planned: usize, budget: bool) -> String {
+    match (lang, budget) {
+        (Language::Zh, false) => format!(
             "⚠️ INCOMPLETE 執行未完成: 完成 {finished}/{planned} 個案例; 本次執行被中斷, 這些數字只涵蓋已完成的案例。"
         ),
-        Language::En => format!(
+        (Language::Zh, true) => format!(
+            "⚠️ INCOMPLETE 執行未完成: 完成 {finished}/{planned} 個案例; [budget] 上限停止了執行, 這些數字只涵蓋已完成的案例。"
+        ),
+        (Language::En, false) => format!(
             "⚠️ INCOMPLETE: {finished}/{planned} cases finished; the run was interrupted and these numbers cover only the finished cases."
+        ),
+        (Language::En, true) => format!(
+            "⚠️ INCOMPLETE: {finished}/{planned} cases finished; a [budget] cap stopped the run and these numbers cover only the finished cases."
         ),
     }
 }
@@ -366,8 +378,8 @@ mod tests {
         let han = |s: &str| s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
         for (zh, en) in [
             (
-                incomplete_run(Language::Zh, 4, 9),
-                incomplete_run(Language::En, 4, 9),
+                incomplete_run(Language::Zh, 4, 9, false),
+                incomplete_run(Language::En, 4, 9, false),
             ),
             (
                 not_evaluated(Language::Zh, 4, 9, "注意"),
@@ -394,8 +406,8 @@ mod tests {
                 cases_finished(Language::En, 4, 9),
             ),
             (
-                incomplete_banner(Language::Zh, 4, 9),
-                incomplete_banner(Language::En, 4, 9),
+                incomplete_banner(Language::Zh, 4, 9, true),
+                incomplete_banner(Language::En, 4, 9, true),
             ),
             (
                 not_evaluated_heading(Language::Zh, 4),

@@ -323,6 +323,15 @@ impl PerCaseFiles {
                             junit.not_run(group.name, name, &race.why_not_run(group.name))?;
                         }
                     }
+                    if let Some(budget) = &summary.budget {
+                        let why = budget
+                            .stopped
+                            .as_deref()
+                            .unwrap_or("the budget stopped the run");
+                        for name in budget.not_run_of(group.name) {
+                            junit.not_run(group.name, name, why)?;
+                        }
+                    }
                     detailed.end_prompt()?;
                     junit.end_prompt()?;
                     let _ = to_pages.send(PageWork::End);

@@ -73,6 +73,7 @@ pub fn info(rounds: u32) -> RunInfo {
         gate: Default::default(),
         toolchains: BTreeMap::new(),
         race: None,
+        budget: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! No computation beyond rounding: `crate::analysis` computes these, and
 //! `crate::report` renders and writes them.
 
+pub mod budget;
 pub mod figures;
 #[doc(hidden)]
 pub mod fixtures;

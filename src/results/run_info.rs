@@ -95,6 +95,9 @@ pub struct RunInfo {
     /// A one-model run's race (`[race]`); each model's is in `models`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceResult>,
+    /// What the run's calls spent, against `[budget]` and the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<super::budget::BudgetResult>,
 }
 
 /// What the gate checks besides `thresholds`, as the run was configured
@@ -182,6 +185,8 @@ impl RunInfo {
         info.thresholds = model.thresholds.clone();
         info.planned_cases = model.planned_cases;
         info.race = model.race.clone();
+        // The run's spending is the run's, in its own summary only.
+        info.budget = None;
         info.not_evaluated
             .retain(|u| u.case.model.as_deref() == Some(model.name.as_str()));
         info.models = Vec::new();

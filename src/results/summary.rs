@@ -76,6 +76,10 @@ pub struct Summary {
     /// the run was not a race.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceResult>,
+    /// What the run's model calls spent, against `[budget]`'s caps and
+    /// the plan; absent in a report rebuilt without it (a merge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<super::budget::BudgetResult>,
     /// Question -> per prompt (summary order) its (passed, evaluated)
     /// attempts: the quick view's matrix. Not in summary.json.
     #[serde(skip)]
@@ -113,6 +117,7 @@ impl Summary {
             kind_results: None,
             robustness: None,
             race: info.race.clone(),
+            budget: info.budget.clone(),
             matrix: Vec::new(),
         }
     }
@@ -166,6 +171,14 @@ pub enum RunSummary {
 }
 
 impl RunSummary {
+    /// What the run's calls spent (`[budget]`), when the run said.
+    pub fn budget(&self) -> Option<&super::budget::BudgetResult> {
+        match self {
+            RunSummary::OneModel(s) => s.budget.as_ref(),
+            RunSummary::Models(m) => m.run.budget.as_ref(),
+        }
+    }
+
     /// The one model's summary, or each model's in run order.
     pub fn each_model(&self) -> Box<dyn Iterator<Item = &Summary> + '_> {
         match self {

@@ -15,6 +15,7 @@ mod folder;
 pub mod merge;
 mod model_sources;
 pub mod pipeline;
+mod preview;
 mod qualify;
 mod racing;
 mod run_plan;
@@ -33,6 +34,7 @@ use std::time::Instant;
 pub use error::SetupError;
 use folder::RunManifest;
 use model_sources::{Opened, lanes, open_models};
+pub use preview::preview;
 pub use run_plan::{Resume, Retried, Retry, RunPlan};
 pub use themes::labeler as theme_labeler;
 
@@ -141,6 +143,7 @@ impl Session {
         let mut unqualified = variants::unqualified_cases(&config, &suite, &mut opened.runnable);
         unqualified.extend(not_made);
         let race = racing::gate(&config, resume.as_ref(), &opened, &suite)?;
+        let budget = budget_of(&config, &suite, &opened, resume.as_ref(), &earlier, out);
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
@@ -165,6 +168,7 @@ impl Session {
                 std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 out.clone(),
             )?,
+            budget,
         });
         let scheduler = Scheduler::start_lanes(
             pipeline.clone(),
@@ -259,15 +263,24 @@ impl Session {
             race.as_ref().is_some_and(|r| r.not_run.contains_key(c))
                 || self.unqualified.contains_key(c)
         };
-        // A case the race decided not to ask is not missing.
-        let complete = {
+        // A case the race decided not to ask is not missing; one the
+        // budget did not run is (a resume runs it), but the gate judges
+        // what ran and says so.
+        let missing = {
             let done: HashSet<&CaseId> = located.iter().map(|l| &l.case).collect();
             self.manifest
                 .cases
                 .iter()
-                .all(|c| done.contains(c) || not_run(c))
+                .filter(|c| !(done.contains(c) || not_run(c)))
+                .count()
         };
+        let complete = missing == 0;
         let info = self.run_info(complete, race.as_ref());
+        let budget = info
+            .budget
+            .clone()
+            .unwrap_or_else(|| self.pipeline.budget.result());
+        let only_the_budget_stopped = !complete && missing <= budget.not_run && !self.interrupted();
         // Counted now: the report reads its cases from the journal, and a
         // report of 100,000 cases should not also hold the planned ones.
         // Cases not asked (unqualified, ablations not made) were never in
@@ -309,7 +322,15 @@ impl Session {
                 for line in g.lines(info.language) {
                     out.emit(Event::Gate(&line));
                 }
-                if g.passed() && complete {
+                if only_the_budget_stopped {
+                    out.emit(Event::Gate(&format!(
+                        "the gate judged only the cases that ran: the budget stopped the run \
+                         before {} case(s) (PROMPTEVAL_RESUME={} with a new cap runs them)",
+                        budget.not_run,
+                        self.run_dir.display()
+                    )));
+                }
+                if g.passed() && (complete || only_the_budget_stopped) {
                     ExitCode::SUCCESS
                 } else {
                     ExitCode::from(101)
@@ -421,6 +442,7 @@ impl Session {
                 true => None,
                 false => race_of(None),
             },
+            budget: Some(self.pipeline.budget.result()),
         }
     }
 
@@ -523,6 +545,13 @@ impl Session {
                 limit: budget,
             });
         }
+        if let Some(lines) = summary
+            .budget()
+            .map(report::render::budget::budget_lines)
+            .filter(|l| !l.is_empty())
+        {
+            out.emit(Event::Table(&lines));
+        }
         out.emit(Event::Saved {
             summary: &written.summary_json,
             quick_view: &written.quick_view,
@@ -562,7 +591,6 @@ fn announce(
     }
     let mut lines = settings.to_vec();
     lines.extend(reasoning_settings(config));
-    lines.extend(what_it_can_tell_apart(config, suite));
     out.emit(Event::Starting {
         prompts: suite.prompts.len(),
         questions: suite.questions.len(),
@@ -570,38 +598,6 @@ fn announce(
         settings: &lines,
         language: config.language,
     });
-}
-
-/// What a comparison of two of the suite's prompts can tell apart at this
-/// size, said before the first call: a run of 27 questions that ends
-/// "tied" could never have separated prompts 10 points apart, and the
-/// user learns it here, not after the run. The report's own paired test
-/// (analysis/power.rs), at the assumed discordance.
-fn what_it_can_tell_apart(config: &Config, suite: &Suite) -> Option<String> {
-    use crate::analysis::power::{DEFAULT_DISCORDANCE, detectable_difference, questions_for};
-    if suite.prompts.len() < 2 {
-        return None;
-    }
-    let questions = suite.questions.len();
-    let paired = questions * config.rounds.max(1) as usize * config.samples.max(1) as usize;
-    let told = match detectable_difference(paired, DEFAULT_DISCORDANCE) {
-        Some(d) => format!(
-            "two prompts must differ by about {:.0} points of accuracy to be told apart",
-            100.0 * d
-        ),
-        None => "no difference in accuracy can be told apart".to_string(),
-    };
-    let ten = questions_for(0.10, DEFAULT_DISCORDANCE)
-        .map(|n| format!("; 10 points need about {n} paired cases"))
-        .unwrap_or_default();
-    Some(format!(
-        "what this run can tell apart: {paired} paired cases per pair of prompts ({questions} \
-         questions x {} round(s) x {} sample(s)): {told}{ten} (exact McNemar, as the report compares prompts, \
-         alpha 0.05, 80 % power, assuming prompts disagree on {:.0} % of cases)",
-        config.rounds.max(1),
-        config.samples.max(1),
-        100.0 * DEFAULT_DISCORDANCE
-    ))
 }
 
 /// What the run asks of reasoning models: each model's `think`. Whether
@@ -625,6 +621,47 @@ fn reasoning_settings(config: &Config) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// The plan of what this session asks (said in the run's first lines),
+/// and the keeper of `[budget]`'s caps with it.
+fn budget_of(
+    config: &Config,
+    suite: &Suite,
+    opened: &Opened,
+    resume: Option<&Resume>,
+    earlier: &HashMap<crate::case::ChainId, Vec<crate::ask::history::HistoryEntry>>,
+    out: &Output,
+) -> crate::budget::Keeper {
+    let no_judged = HashMap::new();
+    let plan = crate::budget::plan::make(crate::budget::plan::Inputs {
+        suite,
+        models: opened
+            .models
+            .iter()
+            .map(|(config, source)| crate::budget::plan::ModelSide {
+                config,
+                backend: source.backend.as_ref(),
+                replaying: source.replaying,
+            })
+            .collect(),
+        to_ask: &opened.runnable,
+        finished: resume.map_or(&no_judged, |r| &r.judged),
+        not_evaluated: opened.unmatched.len(),
+        earlier,
+        evidence: resume.map(|r| r.evidence.clone()).unwrap_or_default(),
+        prices: config.budget.prices(),
+        race: config.race.enabled,
+    });
+    out.emit(Event::Settled(&plan.lines()));
+    let spent = resume.map(|r| r.spent.clone()).unwrap_or_default();
+    let num_predict = opened
+        .models
+        .iter()
+        .map(|(c, _)| c.llm.num_predict)
+        .max()
+        .flatten();
+    crate::budget::Keeper::new(&config.budget, spent, Some(&plan), num_predict)
 }
 
 /// A resumed run's folder; with PROMPTEVAL_RETRY=errors, the cases no

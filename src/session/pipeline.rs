@@ -68,6 +68,8 @@ pub struct Pipeline {
     pub history_fitted: std::sync::atomic::AtomicBool,
     /// What the progress lines count.
     pub progress: crate::terminal::progress::Progress,
+    /// `[budget]`: whether each call may start, and what the calls spent.
+    pub budget: crate::budget::Keeper,
 }
 
 /// A case after the model stage: the record so far and the reply, if any.
@@ -75,6 +77,9 @@ pub struct Asked {
     record: CaseRecord,
     /// `None` when the call failed (the record says why).
     reply: Option<String>,
+    /// Why the case was not asked: the call would have crossed a cap of
+    /// `[budget]`. Such a case is not journaled (a resume asks it).
+    not_run: Option<String>,
 }
 
 impl Pipeline {
@@ -143,6 +148,26 @@ impl Pipeline {
             self.warn_of_the_fitted_history(case, config);
         }
         let mut record = self.unanswered(model, case, &prompt.template, question, &built);
+        // A live call the cache does not answer spends: the budget decides.
+        let ticket = match model.recorder.is_some()
+            && model
+                .backend
+                .answered_without_a_call(case, &built.request)
+                .is_none()
+        {
+            true => match self.budget.admit(&built.request) {
+                Ok(ticket) => Some(ticket),
+                Err(why) => {
+                    self.budget.not_run(&case.prompt, case.test_name());
+                    return Asked {
+                        record,
+                        reply: None,
+                        not_run: Some(why),
+                    };
+                }
+            },
+            false => None,
+        };
         tracing::debug!(case = %case.test_name(), history = history.len(), prompt_chars = record.prompt.chars().count(), "asking the model");
         let asked = Instant::now();
         let reply = {
@@ -150,6 +175,7 @@ impl Pipeline {
             model.backend.chat(case, &built.request)
         };
         record.llm_secs = round3(asked.elapsed().as_secs_f64());
+        let answered = reply.is_ok();
         let reply = match reply {
             Ok(reply) => {
                 note_reply(model, &mut record, &built, &reply);
@@ -160,7 +186,19 @@ impl Pipeline {
                 None
             }
         };
-        Asked { record, reply }
+        if let Some(ticket) = ticket {
+            // A failed call without counts spent nothing the server said.
+            let counted = record
+                .tokens
+                .or((!answered).then(crate::case::Tokens::default));
+            self.budget
+                .settle(ticket, &built.request, counted, record.llm_secs);
+        }
+        Asked {
+            record,
+            reply,
+            not_run: None,
+        }
     }
 
     /// Said once per run, at the first case whose history was shortened.
@@ -230,7 +268,9 @@ impl Pipeline {
 
     /// Runs the code of the reply, judges it and journals the case.
     pub fn execute(&self, asked: Asked) -> CaseRecord {
-        let Asked { mut record, reply } = asked;
+        let Asked {
+            mut record, reply, ..
+        } = asked;
         if let Some(reply) = reply {
             self.judge_reply(&mut record, reply);
         }
@@ -335,11 +375,21 @@ impl Work for Arc<Pipeline> {
     }
 
     fn reached_the_server(&self, asked: &Asked) -> bool {
+        if asked.not_run.is_some() {
+            return false;
+        }
         let replayed = asked.record.snapshot == Some(SnapshotState::Replayed);
         !asked.record.cached && !replayed
     }
 
     fn execute(&self, _case: &CaseId, asked: Asked) -> Finished {
+        if let Some(why) = asked.not_run {
+            return Finished {
+                outcome: TrialOutcome::Ignored(format!("not run: {why}")),
+                entry: None,
+                judged: None,
+            };
+        }
         let record = Pipeline::execute(self, asked);
         Finished {
             outcome: trial_outcome(&record),

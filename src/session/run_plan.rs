@@ -53,7 +53,17 @@ pub struct Resume {
     pub(super) earlier: HashMap<ChainId, Vec<HistoryEntry>>,
     /// With `PROMPTEVAL_RETRY=errors`: what is asked again.
     pub retried: Option<Retried>,
+    /// What the finished cases' model calls spent, for the budget.
+    pub spent: crate::results::budget::Spent,
+    /// Some of those calls, for the plan's figures per call.
+    pub evidence: crate::budget::evidence::Evidence,
+    /// Whether each finished case passed (`None`: not judged), for the
+    /// plan's discordance. Kept when the harness takes `finished`.
+    pub judged: HashMap<CaseId, Option<bool>>,
 }
+
+/// How many of a resumed journal's calls the plan looks at.
+const EVIDENCE_CALLS: usize = 500;
 
 /// `PROMPTEVAL_RESUME`'s folder and what its `run.json` says.
 struct Resumed {
@@ -318,9 +328,30 @@ impl Resume {
         };
         let keep = history.unwrap_or(0);
         let mut finished = HashMap::new();
+        let mut judged = HashMap::new();
+        let mut spent = crate::results::budget::Spent::default();
+        let mut evidence = crate::budget::evidence::Evidence::default();
         let mut entries: HashMap<ChainId, std::collections::BTreeMap<usize, HistoryEntry>> =
             HashMap::new();
         journal::for_each(&dir, |r| {
+            // Every call spent, a retried case's earlier one too.
+            let called = !r.cached && r.snapshot != Some(crate::case::SnapshotState::Replayed);
+            if called {
+                spent.calls += 1;
+                match r.tokens {
+                    Some(t) => {
+                        spent.prompt_tokens += t.prompt;
+                        spent.reply_tokens += t.completion;
+                        spent.tokens += t.prompt + t.completion;
+                    }
+                    None => spent.estimated_calls += 1,
+                }
+            }
+            if evidence.calls.len() < EVIDENCE_CALLS
+                && let Some(call) = crate::budget::evidence::Call::of_record(&r)
+            {
+                evidence.add("journal", call);
+            }
             if asked_again(&r.case) {
                 return;
             }
@@ -329,6 +360,7 @@ impl Resume {
             if chain.len() > keep.max(1) {
                 chain.pop_first();
             }
+            judged.insert(r.case.clone(), r.verdict.judged());
             finished.insert(r.case, trial_outcome_of(r.verdict, r.api_failure, r.detail));
         })
         .map_err(journal_error)?;
@@ -347,6 +379,9 @@ impl Resume {
             finished,
             earlier,
             retried,
+            spent,
+            evidence,
+            judged,
         })
     }
 }

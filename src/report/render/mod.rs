@@ -3,6 +3,7 @@
 //! a figure. The words of every view, in both languages, are in [`crate::language::Labels`]
 //! and the sentences of `text`.
 
+pub mod budget;
 pub(crate) mod case_file;
 pub(crate) mod files;
 pub mod html;

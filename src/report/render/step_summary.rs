@@ -32,7 +32,12 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels)
         report::cases_finished(lang, summary.finished_cases, summary.planned_cases)
     ));
     if !summary.complete {
-        let banner = report::incomplete_banner(lang, summary.finished_cases, summary.planned_cases);
+        let banner = report::incomplete_banner(
+            lang,
+            summary.finished_cases,
+            summary.planned_cases,
+            summary.budget.as_ref().is_some_and(|b| b.stopped_the_run()),
+        );
         out.push_str(&format!("> [!WARNING]\n> {banner}\n\n"));
     }
     if summary.not_evaluated > 0 {
@@ -95,6 +100,15 @@ fn model_markdown(summary: &Summary, gate: Option<&GateReport>, labels: &Labels)
     let race = super::race::race_lines(summary);
     if !race.is_empty() {
         out.push_str(&format!("```text\n{race}```\n\n"));
+    }
+    // The budget's spending against the plan and the caps.
+    if let Some(lines) = summary
+        .budget
+        .as_ref()
+        .map(super::budget::budget_lines)
+        .filter(|l| !l.is_empty())
+    {
+        out.push_str(&format!("```text\n{lines}```\n\n"));
     }
     out.push_str(&gate_markdown(gate, lang));
     out

@@ -319,6 +319,7 @@ fn warnings_above(summary: &Summary, flag: &str, lang: Language) -> String {
             lang,
             summary.finished_cases,
             summary.planned_cases,
+            summary.budget.as_ref().is_some_and(|b| b.stopped_the_run()),
         ));
         out.push('\n');
     }

@@ -163,6 +163,11 @@ fn page<'a>(info: &'a RunInfo, summary: &'a ModelsSummary, dirs: &[String]) -> P
                 info.language,
                 summary.run.finished_cases,
                 summary.run.planned_cases,
+                summary
+                    .run
+                    .budget
+                    .as_ref()
+                    .is_some_and(|b| b.stopped_the_run()),
             )
         }),
         not_evaluated_banner: (summary.run.not_evaluated > 0).then(|| {

@@ -31,6 +31,8 @@ struct Page<'a> {
     /// The race's standing (the terminal's lines under the table), when
     /// the run was a race.
     race: Option<String>,
+    /// The budget's spending against the plan and the caps.
+    budget: Option<String>,
     /// The page's HTML `lang`.
     lang: &'static str,
     /// The CSP source for the page's script, and the script.
@@ -152,9 +154,19 @@ fn page<'a>(info: &'a RunInfo, summary: &'a Summary, links: Links<'a>) -> Page<'
         script: QUICK_VIEW_SCRIPT,
         l: Labels::of(info.language),
         race: Some(crate::report::render::race::race_lines(summary)).filter(|r| !r.is_empty()),
+        budget: summary
+            .budget
+            .as_ref()
+            .map(crate::report::render::budget::budget_lines)
+            .filter(|l| !l.is_empty()),
         lang: info.language.html_lang(),
         incomplete: (!info.complete).then(|| {
-            words::incomplete_banner(info.language, summary.finished_cases, info.planned_cases)
+            words::incomplete_banner(
+                info.language,
+                summary.finished_cases,
+                info.planned_cases,
+                summary.budget.as_ref().is_some_and(|b| b.stopped_the_run()),
+            )
         }),
         not_evaluated_heading: words::not_evaluated_heading(
             info.language,

@@ -1,0 +1,595 @@
+//! The plan: what a run will ask and spend, before its first call. Each
+//! case to ask has its request built as the run builds it; a request the
+//! response cache holds is no call. The tokens of a call come from a
+//! recording of that case, else from the prompt's text scaled by what the
+//! server counted for calls already made (the journal, the recordings,
+//! the cache, a probe), or by its tokenizer, else by the project's
+//! estimate; every figure says where it came from.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::evidence::{Call, Evidence, prompt_estimate};
+use crate::analysis::power::{DEFAULT_DISCORDANCE, detectable_difference, questions_for};
+use crate::ask::history::HistoryEntry;
+use crate::ask::request;
+use crate::ask::snapshot::SnapshotStore;
+use crate::backend::{Backend, ChatRequest};
+use crate::case::{CaseId, ChainId};
+use crate::config::Config;
+use crate::suite::Suite;
+
+/// One model of the run as the plan sees it.
+pub struct ModelSide<'a> {
+    pub config: &'a Config,
+    pub backend: &'a dyn Backend,
+    /// Its replies come from recordings: no call at all.
+    pub replaying: bool,
+}
+
+/// What the plan is made from.
+pub struct Inputs<'a> {
+    pub suite: &'a Suite,
+    pub models: Vec<ModelSide<'a>>,
+    /// The cases this session will ask, in trial order.
+    pub to_ask: &'a [CaseId],
+    /// Cases a resumed run finished, with whether each passed (`None`:
+    /// not judged): asked no more, and the discordance they show.
+    pub finished: &'a HashMap<CaseId, Option<bool>>,
+    /// Selected cases that will not be evaluated (no recording answers).
+    pub not_evaluated: usize,
+    /// A resumed run's history entries, per chain.
+    pub earlier: &'a HashMap<ChainId, Vec<HistoryEntry>>,
+    /// Calls already seen (a resumed journal, a probe).
+    pub evidence: Evidence,
+    /// `[budget]` prices per million tokens (prompt, reply).
+    pub prices: Option<(f64, f64)>,
+    /// A race's settings, when the run is one.
+    pub race: bool,
+}
+
+/// The plan, as `prompteval plan --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Cases selected: to ask, finished before, not evaluated.
+    pub cases: usize,
+    /// Model calls this session will make.
+    pub calls: usize,
+    pub tokens: PlannedTokens,
+    /// Seconds the calls take at the servers' speed, spread over their
+    /// slots; null when no call has been seen to time.
+    pub wall_secs: Option<f64>,
+    /// At `[budget]`'s prices; null without them.
+    pub cost: Option<f64>,
+    /// The smallest difference in accuracy (a fraction) between two
+    /// prompts that the report's paired test detects at alpha 0.05 with
+    /// 80 % power on the planned cases; null with one prompt.
+    pub detectable_difference: Option<f64>,
+    pub assumptions: Assumptions,
+    /// What a call is taken to cost where no recording says: for the
+    /// budget's keeper.
+    #[serde(skip)]
+    pub per_call: PerCall,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PlannedTokens {
+    pub prompt: u64,
+    /// Null when no reply has been seen to measure (no recording, cache
+    /// entry, journal or probe).
+    pub reply: Option<u64>,
+}
+
+/// What a call is taken to cost where nothing else says.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PerCall {
+    /// Server tokens per estimated token of prompt text.
+    pub ratio: Option<f64>,
+    pub reply_tokens: Option<f64>,
+    pub secs: Option<f64>,
+    /// Seconds a case's program takes to run and be judged.
+    pub exec_secs: Option<f64>,
+}
+
+/// Where each figure came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Assumptions {
+    /// Selected cases that need no call, by why.
+    pub without_a_call: BTreeMap<&'static str, usize>,
+    pub prompt_tokens_from: String,
+    pub reply_tokens_from: String,
+    pub wall_secs_from: String,
+    /// The servers' parallel slots the calls are spread over.
+    pub slots: usize,
+    /// Paired cases per pair of prompts.
+    pub paired_cases: usize,
+    /// How often two prompts' outcomes on one case are taken to differ.
+    pub discordance: f64,
+    pub discordance_from: String,
+    /// Paired cases a 10-point difference needs.
+    pub cases_for_ten_points: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prices_per_million: Option<(f64, f64)>,
+    /// Later questions of a chain show the history of earlier ones,
+    /// their answers taken as long as a mean reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<String>,
+}
+
+/// A call still to estimate once every call seen is in.
+struct Pending {
+    estimate: u64,
+    /// The case's own recording: its tokens and seconds.
+    recorded: Option<Call>,
+    slots: usize,
+}
+
+/// How many prompts the server's tokenizer counts, to scale the rest by.
+const TOKENIZED: usize = 16;
+/// The answer length a history entry is taken to have before any reply
+/// was seen (characters).
+const DEFAULT_ANSWER_CHARS: usize = 400;
+
+pub fn make(mut inputs: Inputs<'_>) -> Plan {
+    let mut without: BTreeMap<&'static str, usize> = BTreeMap::new();
+    if !inputs.finished.is_empty() {
+        without.insert("finished", inputs.finished.len());
+    }
+    if inputs.not_evaluated > 0 {
+        without.insert("not evaluated", inputs.not_evaluated);
+    }
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut to_tokenize: Vec<(&dyn Backend, ChatRequest, u64)> = Vec::new();
+    let mut history_note = None;
+    let answer_chars = inputs
+        .evidence
+        .mean_reply_chars()
+        .map_or(DEFAULT_ANSWER_CHARS, |c| c.round() as usize);
+    let models = std::mem::take(&mut inputs.models);
+    let multi = models.len() > 1 || models.iter().any(|m| m.config.is_multi_model());
+    for side in &models {
+        let mine: Vec<&CaseId> = inputs
+            .to_ask
+            .iter()
+            .filter(|c| !multi || c.model.as_deref() == Some(side.config.model.as_str()))
+            .collect();
+        if side.replaying {
+            *without.entry("recordings").or_default() += mine.len();
+            continue;
+        }
+        if side.config.history.enabled {
+            history_note = Some(format!(
+                "a question's prompt shows the chain's earlier questions; their answers, not yet \
+                 written, are taken as {answer_chars} characters each (a mean reply), and a case \
+                 after one the cache answers is taken as cached too"
+            ));
+        }
+        let store = SnapshotStore::new(
+            &side.config.snapshot_dir,
+            &inputs.suite.stem(),
+            &side.config.model,
+        );
+        let recorded = store.names();
+        for chain in chains(&mine) {
+            let mut entries: Vec<HistoryEntry> = inputs
+                .earlier
+                .get(&chain[0].chain())
+                .cloned()
+                .unwrap_or_default();
+            let mut written_here = 0usize;
+            let mut cached_so_far = true;
+            for case in chain {
+                let built = request_of(side, inputs.suite, case, &entries);
+                let usage = match written_here {
+                    0 => side.backend.answered_without_a_call(case, &built),
+                    _ if cached_so_far => Some(Default::default()),
+                    _ => None,
+                };
+                cached_so_far = usage.is_some();
+                match usage {
+                    Some(usage) => {
+                        *without.entry("cache").or_default() += 1;
+                        let chars = usage.completion_tokens.unwrap_or(0) as usize * 4;
+                        let reply = "x".repeat(chars.min(20_000));
+                        if let Some(call) = Call::of(&built.messages, &usage, &reply, None) {
+                            inputs.evidence.add("cache", call);
+                        }
+                    }
+                    None => {
+                        let estimate = prompt_estimate(&built.messages);
+                        tracing::debug!(case = %case.test_name(), estimate, "planned prompt");
+                        let recording = recorded
+                            .contains(&case.snapshot_name())
+                            .then(|| store.read(case))
+                            .flatten()
+                            .and_then(|r| {
+                                let usage = r.usage.clone()?;
+                                Call::of(&built.messages, &usage, &r.reply, r.llm_secs)
+                            });
+                        if let Some(call) = &recording {
+                            inputs.evidence.add("recordings", call.clone());
+                        } else if to_tokenize.len() < TOKENIZED {
+                            to_tokenize.push((side.backend, built.clone(), estimate));
+                        }
+                        pending.push(Pending {
+                            estimate,
+                            recorded: recording,
+                            slots: side.config.concurrency.max(1),
+                        });
+                    }
+                }
+                if side.config.history.enabled {
+                    let q = &inputs.suite.questions[case.question - 1];
+                    entries.push(HistoryEntry {
+                        question_number: q.index,
+                        question: q.question.clone(),
+                        answer: "x".repeat(answer_chars),
+                        passed: true,
+                        expected: q.expected_text(),
+                        actual: q.expected_text(),
+                    });
+                    written_here += 1;
+                }
+            }
+        }
+    }
+    let evidence = &inputs.evidence;
+    let (ratio, prompt_from) = match evidence.ratio() {
+        _ if pending.is_empty() => (1.0, "no call to make".to_string()),
+        Some(r) => (
+            r,
+            format!(
+                "their text, scaled by the server's own counts of the {}",
+                evidence.describe()
+            ),
+        ),
+        None => match tokenizer_ratio(&to_tokenize) {
+            Some((r, n)) => (
+                r,
+                format!(
+                    "the server's tokenizer (/apply-template, /tokenize) on {n} prompt(s), the \
+                     rest scaled from them by their text"
+                ),
+            ),
+            None => (
+                1.0,
+                "the project's estimate (about 4 characters a token), with no call seen and no \
+                 tokenizer at the server"
+                    .to_string(),
+            ),
+        },
+    };
+    let per_call = PerCall {
+        ratio: Some(ratio),
+        reply_tokens: evidence.mean_reply_tokens(),
+        secs: evidence.mean_secs(),
+        exec_secs: evidence.mean_exec_secs(),
+    };
+    let mut prompt = 0u64;
+    let mut reply = Some(0u64);
+    let mut wall = Some(0.0f64);
+    let chained = models.iter().any(|m| m.config.history.enabled);
+    let exec = per_call.exec_secs.unwrap_or(0.0);
+    for p in &pending {
+        let (p_tokens, r_tokens, secs) = match &p.recorded {
+            Some(c) => (c.prompt_tokens, Some(c.reply_tokens as f64), c.secs),
+            None => (
+                (p.estimate as f64 * ratio).round() as u64,
+                per_call.reply_tokens,
+                per_call.secs,
+            ),
+        };
+        prompt += p_tokens;
+        reply = reply.zip(r_tokens).map(|(a, b)| a + b.round() as u64);
+        // With the history on, a slot keeps its chain and the chain's
+        // next question waits for this one's program: a case takes its
+        // call and its run. Without, runs overlap the next calls.
+        let case_secs = |s: f64| if chained { s + exec } else { s };
+        wall = wall
+            .zip(secs.or(per_call.secs))
+            .map(|(w, s)| w + case_secs(s) / p.slots as f64);
+    }
+    let calls = pending.len();
+    let reply_from = match (per_call.reply_tokens, calls) {
+        (_, 0) => "no call to make".to_string(),
+        (Some(_), _) => format!("the mean of the {}", evidence.describe()),
+        (None, _) => "unknown, no reply seen yet (no recording, cache entry, journal or probe); \
+                      `prompteval plan` measures replies with a short probe"
+            .to_string(),
+    };
+    let wall_from = match (per_call.secs, calls) {
+        (_, 0) => "no call to make".to_string(),
+        (Some(s), _) => format!(
+            "{s:.2} s a call (the mean of the {}){}",
+            evidence.describe(),
+            match (per_call.exec_secs, chained) {
+                (Some(e), true) => format!(
+                    ", and {e:.2} s a program's run, which the chain's next question waits for"
+                ),
+                (Some(_), false) => ", the programs' runs overlapping the calls".to_string(),
+                (None, _) => ", the programs' runs not counted (none seen)".to_string(),
+            }
+        ),
+        (None, _) => "unknown, no call timed yet".to_string(),
+    };
+    let slots = models
+        .iter()
+        .map(|m| m.config.concurrency.max(1))
+        .max()
+        .unwrap_or(1);
+    let cases = inputs.to_ask.len() + inputs.finished.len() + inputs.not_evaluated;
+    let (paired, discordance, discordance_from) = pairing(&inputs);
+    let cost = inputs
+        .prices
+        .zip(reply)
+        .map(|((p_in, p_out), r)| (prompt as f64 * p_in + r as f64 * p_out) / 1e6);
+    Plan {
+        cases,
+        calls,
+        tokens: PlannedTokens { prompt, reply },
+        wall_secs: if calls == 0 { Some(0.0) } else { wall },
+        cost,
+        detectable_difference: (inputs.suite.prompts.len() >= 2)
+            .then(|| detectable_difference(paired, discordance))
+            .flatten(),
+        assumptions: Assumptions {
+            without_a_call: without,
+            prompt_tokens_from: prompt_from,
+            reply_tokens_from: reply_from,
+            wall_secs_from: wall_from,
+            slots,
+            paired_cases: paired,
+            discordance,
+            discordance_from,
+            cases_for_ten_points: questions_for(0.10, discordance),
+            prices_per_million: inputs.prices,
+            history: history_note,
+            race: inputs.race.then(|| {
+                "a race asks only part of the grid: the calls, tokens and time are the full \
+                 grid's, an upper bound"
+                    .to_string()
+            }),
+        },
+        per_call,
+    }
+}
+
+/// The request `case` is asked with after `entries` of its chain.
+pub fn request_of(
+    side: &ModelSide<'_>,
+    suite: &Suite,
+    case: &CaseId,
+    entries: &[HistoryEntry],
+) -> ChatRequest {
+    let config = side.config;
+    let prompt = suite
+        .prompt(&case.prompt)
+        .expect("planned cases name suite prompts");
+    let question = &suite.questions[case.question - 1];
+    request::build(
+        config,
+        &config.model,
+        suite.system_prompt_for(prompt, config.llm.system_prompt.as_deref()),
+        &prompt.template_for(question),
+        &question.question,
+        entries,
+        case.sample_index(),
+    )
+    .request
+}
+
+/// The cases of each chain, in question order.
+fn chains<'a>(cases: &[&'a CaseId]) -> Vec<Vec<&'a CaseId>> {
+    let mut at: HashMap<ChainId, usize> = HashMap::new();
+    let mut out: Vec<Vec<&CaseId>> = Vec::new();
+    for case in cases {
+        let i = *at.entry(case.chain()).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[i].push(case);
+    }
+    for chain in &mut out {
+        chain.sort_by_key(|c| c.question);
+    }
+    out
+}
+
+/// The server's tokens per estimated token, from its tokenizer.
+fn tokenizer_ratio(requests: &[(&dyn Backend, ChatRequest, u64)]) -> Option<(f64, usize)> {
+    let mut counted = 0u64;
+    let mut estimated = 0u64;
+    let mut n = 0;
+    for (backend, request, estimate) in requests {
+        let Some(tokens) = backend.count_prompt_tokens(request) else {
+            // A server without a tokenizer says so at the first ask.
+            if n == 0 {
+                return None;
+            }
+            continue;
+        };
+        counted += tokens;
+        estimated += estimate;
+        n += 1;
+    }
+    (n > 0 && estimated > 0).then(|| (counted as f64 / estimated as f64, n))
+}
+
+/// Paired cases per pair of prompts (the fewest any prompt has), and the
+/// discordance: measured on a resumed run's finished pairs when there are
+/// at least 20, else the stated default.
+fn pairing(inputs: &Inputs<'_>) -> (usize, f64, String) {
+    let mut per_prompt: HashMap<&str, usize> = HashMap::new();
+    for case in inputs.to_ask.iter().chain(inputs.finished.keys()) {
+        *per_prompt.entry(&case.prompt).or_default() += 1;
+    }
+    let paired = per_prompt.values().copied().min().unwrap_or(0);
+    // Case without its prompt (model, question, round, sample) -> each
+    // prompt's outcome.
+    type Paired<'a> = (Option<&'a str>, usize, u32, Option<u32>);
+    let mut by_case: HashMap<Paired<'_>, Vec<bool>> = HashMap::new();
+    for (case, passed) in inputs.finished {
+        if let Some(passed) = passed {
+            by_case
+                .entry((
+                    case.model.as_deref(),
+                    case.question,
+                    case.round,
+                    case.sample,
+                ))
+                .or_default()
+                .push(*passed);
+        }
+    }
+    let (mut pairs, mut discordant) = (0usize, 0usize);
+    for outcomes in by_case.values() {
+        for (i, a) in outcomes.iter().enumerate() {
+            for b in &outcomes[i + 1..] {
+                pairs += 1;
+                discordant += usize::from(a != b);
+            }
+        }
+    }
+    match pairs >= 20 {
+        true => (
+            paired,
+            discordant as f64 / pairs as f64,
+            format!("measured on the {pairs} pairs of finished cases of the resumed run"),
+        ),
+        false => (
+            paired,
+            DEFAULT_DISCORDANCE,
+            "assumed: no finished pairs to measure it on".to_string(),
+        ),
+    }
+}
+
+impl Plan {
+    /// The plan as the run's first lines and `prompteval plan` say it.
+    pub fn lines(&self) -> Vec<String> {
+        let a = &self.assumptions;
+        let mut lines = Vec::new();
+        let without: Vec<String> = a
+            .without_a_call
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        let without = match without.is_empty() {
+            true => String::new(),
+            false => format!(
+                " ({} need none: {})",
+                self.cases - self.calls,
+                without.join(", ")
+            ),
+        };
+        lines.push(format!(
+            "plan: {} case(s), {} model call(s){without}",
+            self.cases, self.calls
+        ));
+        if self.calls > 0 {
+            let tokens = match self.tokens.reply {
+                Some(r) => format!(
+                    "about {} tokens ({} prompt + {} reply)",
+                    thousands(self.tokens.prompt + r),
+                    thousands(self.tokens.prompt),
+                    thousands(r)
+                ),
+                None => format!(
+                    "about {} prompt tokens, reply tokens unknown",
+                    thousands(self.tokens.prompt)
+                ),
+            };
+            lines.push(format!(
+                "plan: {tokens}; prompt tokens: {}; reply tokens: {}",
+                a.prompt_tokens_from, a.reply_tokens_from
+            ));
+            let wall = match self.wall_secs {
+                Some(w) => format!("about {} over {} slot(s)", duration(w), a.slots),
+                None => "wall time".to_string(),
+            };
+            let cost = match (self.cost, a.prices_per_million) {
+                (Some(c), Some((i, o))) => {
+                    format!("; cost about {c:.4} at {i} / {o} per million tokens (prompt / reply)")
+                }
+                _ => String::new(),
+            };
+            lines.push(format!("plan: {wall}: {}{cost}", a.wall_secs_from));
+        }
+        if let Some(history) = &a.history {
+            lines.push(format!("plan: {history}"));
+        }
+        if let Some(race) = &a.race {
+            lines.push(format!("plan: {race}"));
+        }
+        lines.extend(self.tell_apart());
+        lines
+    }
+
+    /// "what this run can tell apart: ..." for two or more prompts.
+    fn tell_apart(&self) -> Option<String> {
+        let a = &self.assumptions;
+        if a.paired_cases == 0 {
+            return None;
+        }
+        let told = match self.detectable_difference {
+            Some(d) => format!(
+                "two prompts must differ by about {:.0} points of accuracy to be told apart",
+                100.0 * d
+            ),
+            None if a.paired_cases > 0 => "no difference in accuracy can be told apart".to_string(),
+            None => return None,
+        };
+        let ten = a
+            .cases_for_ten_points
+            .map(|n| format!("; 10 points need about {n} paired cases"))
+            .unwrap_or_default();
+        Some(format!(
+            "what this run can tell apart: {} paired cases per pair of prompts: {told}{ten} \
+             (exact McNemar, as the report compares prompts, alpha 0.05, 80 % power; \
+             discordance {:.0} %, {})",
+            a.paired_cases,
+            100.0 * a.discordance,
+            a.discordance_from
+        ))
+    }
+}
+
+/// 41200 -> "41,200".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds as a person reads them: "45 s", "12.5 min", "3.2 h".
+pub fn duration(secs: f64) -> String {
+    match secs {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
+        s => format!("{:.1} h", s / 3600.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(thousands(41_200), "41,200");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(duration(45.0), "45 s");
+        assert_eq!(duration(750.0), "12.5 min");
+        assert_eq!(duration(4.0 * 3600.0), "4.0 h");
+    }
+}
