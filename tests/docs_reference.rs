@@ -590,8 +590,16 @@ fn toml_setting(key: &str, value: &str) -> String {
         }
         return format!("[[{array}]]\n{head}{leaf} = {value}\n");
     }
+    // Keys the reference says come with others: the budget's prices go in
+    // pairs, and a cost cap needs both.
+    let companions = match key.as_str() {
+        "budget.max_cost" => "price_in = 1.0\nprice_out = 1.0\n",
+        "budget.price_in" => "price_out = 1.0\n",
+        "budget.price_out" => "price_in = 1.0\n",
+        _ => "",
+    };
     match key.rsplit_once('.') {
-        Some((table, leaf)) => format!("[{table}]\n{leaf} = {value}\n"),
+        Some((table, leaf)) => format!("[{table}]\n{leaf} = {value}\n{companions}"),
         None => format!("{key} = {value}\n"),
     }
 }

@@ -163,8 +163,8 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         if side.config.history.enabled {
             history_note = Some(format!(
                 "a question's prompt shows the chain's earlier questions; their answers, not yet \
-                 written, are taken as {answer_chars} characters each (a mean reply), and a case \
-                 after one the cache answers is taken as cached too"
+                 written, are taken as long as their recordings, else {answer_chars} characters \
+                 (a mean reply), and a case after one the cache answers is taken as cached too"
             ));
         }
         let store = SnapshotStore::new(
@@ -182,6 +182,9 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
             let mut written_here = 0usize;
             let mut cached_so_far = true;
             for case in chain {
+                // The answer the next question's history shows: this
+                // case's recorded reply where there is one.
+                let mut answer = answer_chars;
                 let built = request_of(side, inputs.suite, case, &entries);
                 let usage = match written_here {
                     0 => side.backend.answered_without_a_call(case, &built),
@@ -210,6 +213,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                                 Call::of(&built.messages, &usage, &r.reply, r.llm_secs)
                             });
                         if let Some(call) = &recording {
+                            answer = call.reply_chars;
                             inputs.evidence.add("recordings", call.clone());
                         } else if to_tokenize.len() < TOKENIZED {
                             to_tokenize.push((side.backend, built.clone(), estimate));
@@ -226,7 +230,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                     entries.push(HistoryEntry {
                         question_number: q.index,
                         question: q.question.clone(),
-                        answer: "x".repeat(answer_chars),
+                        answer: "x".repeat(answer),
                         passed: true,
                         expected: q.expected_text(),
                         actual: q.expected_text(),
