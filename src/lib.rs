@@ -70,11 +70,11 @@ pub mod results;
 
 pub mod analysis;
 
-// What a run will cost (the plan) and the caps it keeps (`[budget]`).
-pub mod budget;
-
 // The race between prompts: the rule, its hold on the scheduler, its standing.
 pub mod race;
+
+// What a run will cost (the plan) and the caps it keeps (`[budget]`).
+pub mod budget;
 
 // The two bounded pools that run a session's cases in chain order.
 pub mod schedule;

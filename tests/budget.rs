@@ -325,6 +325,32 @@ fn a_token_cap_stops_the_run_short_of_it_and_a_resume_finishes() {
 }
 
 #[test]
+fn a_wall_time_cap_starts_no_call_that_would_end_past_it() {
+    let server = StubServer::start(model);
+    let s = scratch("[history]\nenabled = false\n");
+    let ran = run(&s, &server, &[("PROMPTEVAL_BUDGET_WALL_SECS", "2")]);
+    let summary = s.summary();
+    let budget = &summary["budget"];
+    let wall = budget["spent"]["wall_secs"].as_f64().unwrap();
+    let calls = budget["spent"]["calls"].as_u64().unwrap();
+    // Each call takes a quarter of a second: about eight fit in two.
+    assert!((4..=8).contains(&calls), "{calls} calls:\n{}", ran.both());
+    assert!(wall <= 2.0 + 0.1, "{wall} s of a 2 s cap:\n{budget:#}");
+    assert_eq!(
+        budget["not_run"].as_u64().unwrap() + calls,
+        2 * QUESTIONS as u64
+    );
+    assert!(
+        budget["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("max_wall_secs = 2"),
+        "{budget:#}"
+    );
+    assert_eq!(server.requests_to("/api/chat").len() as u64, calls);
+}
+
+#[test]
 fn bad_budgets_are_refused_naming_the_key() {
     let server = StubServer::start(model);
     for (toml, key) in [

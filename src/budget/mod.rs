@@ -6,6 +6,7 @@
 pub mod evidence;
 pub mod keeper;
 pub mod plan;
+pub mod race_share;
 
 pub use keeper::{Keeper, Ticket};
 pub use plan::Plan;

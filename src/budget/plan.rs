@@ -45,8 +45,8 @@ pub struct Inputs<'a> {
     pub evidence: Evidence,
     /// `[budget]` prices per million tokens (prompt, reply).
     pub prices: Option<(f64, f64)>,
-    /// A race's settings, when the run is one.
-    pub race: bool,
+    /// A race's settings (`alpha`, `max_cases`), when the run is one.
+    pub race: Option<(f64, Option<usize>)>,
 }
 
 /// The plan, as `prompteval plan --json` prints it.
@@ -196,8 +196,10 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                     Some(usage) => {
                         *without.entry("cache").or_default() += 1;
                         let chars = usage.completion_tokens.unwrap_or(0) as usize * 4;
-                        let reply = "x".repeat(chars.min(20_000));
-                        if let Some(call) = Call::of(&built.messages, &usage, &reply, None) {
+                        let reply = code_like(chars.min(20_000));
+                        // The cache keeps the server's generation time only.
+                        let secs = usage.generation_secs;
+                        if let Some(call) = Call::of(&built.messages, &usage, &reply, secs) {
                             inputs.evidence.add("cache", call);
                         }
                     }
@@ -226,15 +228,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                     }
                 }
                 if side.config.history.enabled {
-                    let q = &inputs.suite.questions[case.question - 1];
-                    entries.push(HistoryEntry {
-                        question_number: q.index,
-                        question: q.question.clone(),
-                        answer: "x".repeat(answer),
-                        passed: true,
-                        expected: q.expected_text(),
-                        actual: q.expected_text(),
-                    });
+                    entries.push(entry_to_come(inputs.suite, case, answer));
                     written_here += 1;
                 }
             }
@@ -326,15 +320,18 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         .unwrap_or(1);
     let cases = inputs.to_ask.len() + inputs.finished.len() + inputs.not_evaluated;
     let (paired, discordance, discordance_from) = pairing(&inputs);
-    let cost = inputs
-        .prices
-        .zip(reply)
-        .map(|((p_in, p_out), r)| (prompt as f64 * p_in + r as f64 * p_out) / 1e6);
+    let cost = inputs.prices.zip(reply).map(|((p_in, p_out), r)| {
+        ((prompt as f64 * p_in + r as f64 * p_out) / 1e6 * 1e6).round() / 1e6
+    });
     Plan {
         cases,
         calls,
         tokens: PlannedTokens { prompt, reply },
-        wall_secs: if calls == 0 { Some(0.0) } else { wall },
+        wall_secs: if calls == 0 {
+            Some(0.0)
+        } else {
+            wall.map(|w| (w * 10.0).round() / 10.0)
+        },
         cost,
         detectable_difference: (inputs.suite.prompts.len() >= 2)
             .then(|| detectable_difference(paired, discordance))
@@ -351,14 +348,55 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
             cases_for_ten_points: questions_for(0.10, discordance),
             prices_per_million: inputs.prices,
             history: history_note,
-            race: inputs.race.then(|| {
-                "a race asks only part of the grid: the calls, tokens and time are the full \
-                 grid's, an upper bound"
-                    .to_string()
+            race: inputs.race.map(|(alpha, max_cases)| {
+                let order: Vec<String> = inputs
+                    .suite
+                    .prompts
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .collect();
+                let share =
+                    super::race_share::expected_share(inputs.to_ask, &order, alpha, max_cases);
+                let share = share.map_or("no share can be simulated (one prompt)".to_string(), |s| {
+                    format!(
+                        "if one prompt leads the others by {:.0} points ({:.0} % against {:.0} %), \
+                         it is expected to ask {:.0} % of them (the race's own rule, simulated)",
+                        100.0 * super::race_share::LEAD,
+                        100.0 * (super::race_share::LEVEL + super::race_share::LEAD),
+                        100.0 * super::race_share::LEVEL,
+                        100.0 * s
+                    )
+                });
+                format!(
+                    "a race asks only part of the grid: the calls, tokens and time above are the \
+                     full grid's, an upper bound; {share}"
+                )
             }),
         },
         per_call,
     }
+}
+
+/// The history entry a case not yet asked is taken to leave: its
+/// question, an answer of `answer_chars` characters, passed.
+pub fn entry_to_come(suite: &Suite, case: &CaseId, answer_chars: usize) -> HistoryEntry {
+    let q = &suite.questions[case.question - 1];
+    HistoryEntry {
+        question_number: q.index,
+        question: q.question.clone(),
+        answer: code_like(answer_chars),
+        passed: true,
+        expected: q.expected_text(),
+        actual: q.expected_text(),
+    }
+}
+
+/// `chars` characters that a tokenizer splits as it splits code (a run of
+/// one letter would be a few tokens, and the probe would learn too low a
+/// count per character).
+fn code_like(chars: usize) -> String {
+    const LINE: &str = "    total = total + values[index] * 2  # keep the running sum\n";
+    LINE.chars().cycle().take(chars).collect()
 }
 
 /// The request `case` is asked with after `entries` of its chain.

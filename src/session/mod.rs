@@ -651,7 +651,10 @@ fn budget_of(
         earlier,
         evidence: resume.map(|r| r.evidence.clone()).unwrap_or_default(),
         prices: config.budget.prices(),
-        race: config.race.enabled,
+        race: config
+            .race
+            .enabled
+            .then_some((config.race.alpha, config.race.max_cases)),
     });
     out.emit(Event::Settled(&plan.lines()));
     let spent = resume.map(|r| r.spent.clone()).unwrap_or_default();

@@ -98,7 +98,10 @@ pub fn preview(
         earlier: &earlier,
         evidence,
         prices: config.budget.prices(),
-        race: config.race.enabled,
+        race: config
+            .race
+            .enabled
+            .then_some((config.race.alpha, config.race.max_cases)),
     }))
 }
 
@@ -133,7 +136,20 @@ fn probe(
             _ => k * (live.len() - 1) / (n - 1),
         }];
         let side = side_of(sides, case).expect("a live case has its model");
-        let entries = earlier.get(&case.chain()).cloned().unwrap_or_default();
+        // The prompt as the run will send it: the chain's earlier
+        // questions shown, their answers as long as the replies so far.
+        let mut entries = earlier.get(&case.chain()).cloned().unwrap_or_default();
+        if side.config.history.enabled {
+            let answer = evidence
+                .mean_reply_chars()
+                .map_or(400, |c| c.round() as usize);
+            entries.extend(
+                to_ask
+                    .iter()
+                    .filter(|c| c.chain() == case.chain() && c.question < case.question)
+                    .map(|c| plan::entry_to_come(suite, c, answer)),
+            );
+        }
         let request = plan::request_of(side, suite, case, &entries);
         let asked = Instant::now();
         match side.backend.probe(case, &request) {
