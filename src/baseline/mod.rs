@@ -81,6 +81,31 @@ pub enum BaselineError {
 }
 
 impl Baseline {
+    /// How often two prompts' verdicts on the same case (model, question,
+    /// round, sample) differ, over every such pair the baseline holds,
+    /// and the number of pairs: the plan's discordance.
+    pub fn discordance(&self) -> (usize, usize) {
+        let (mut pairs, mut discordant) = (0, 0);
+        for cases in self.cases.values() {
+            // The case without its prompt -> each prompt's outcome.
+            let mut by_case: BTreeMap<&str, Vec<bool>> = BTreeMap::new();
+            for (name, verdict) in cases {
+                if let (Some((_, rest)), Some(passed)) = (name.split_once("::"), verdict.judged()) {
+                    by_case.entry(rest).or_default().push(passed);
+                }
+            }
+            for outcomes in by_case.values() {
+                for (i, a) in outcomes.iter().enumerate() {
+                    for b in &outcomes[i + 1..] {
+                        pairs += 1;
+                        discordant += usize::from(a != b);
+                    }
+                }
+            }
+        }
+        (discordant, pairs)
+    }
+
     /// The baseline of a run folder whose report was written.
     pub fn of_run(run_dir: &Path) -> Result<Baseline, BaselineError> {
         let info = run_folder::read_run_info(run_dir)?;

@@ -149,3 +149,10 @@ fn shared_cases_are_paired_and_the_rest_counted() {
     assert_eq!(r.prompts_without_baseline, ["prompt3"]);
     assert!(r.passed(), "one lost case is noise");
 }
+
+#[test]
+fn the_discordance_pairs_prompts_on_the_same_case() {
+    // q1::r1 under prompt1 (correct) and prompt2 (wrong): one pair, and
+    // it differs; q2 has one prompt only.
+    assert_eq!(baseline().discordance(), (1, 1));
+}

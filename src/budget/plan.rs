@@ -43,6 +43,9 @@ pub struct Inputs<'a> {
     pub earlier: &'a HashMap<ChainId, Vec<HistoryEntry>>,
     /// Calls already seen (a resumed journal, a probe).
     pub evidence: Evidence,
+    /// Discordant pairs and pairs of prompts' verdicts on shared cases in
+    /// `[gate] baseline`, when one is set.
+    pub baseline_pairs: Option<(usize, usize)>,
     /// `[budget]` prices per million tokens (prompt, reply).
     pub prices: Option<(f64, f64)>,
     /// A race's settings (`alpha`, `max_cases`), when the run is one.
@@ -495,16 +498,21 @@ fn pairing(inputs: &Inputs<'_>) -> (usize, f64, String) {
             }
         }
     }
-    match pairs >= 20 {
-        true => (
+    match (pairs >= 20, inputs.baseline_pairs) {
+        (true, _) => (
             paired,
             discordant as f64 / pairs as f64,
             format!("measured on the {pairs} pairs of finished cases of the resumed run"),
         ),
-        false => (
+        (false, Some((discordant, pairs))) if pairs >= 20 => (
+            paired,
+            discordant as f64 / pairs as f64,
+            format!("measured on the {pairs} pairs of prompts' verdicts in [gate] baseline"),
+        ),
+        _ => (
             paired,
             DEFAULT_DISCORDANCE,
-            "assumed: no finished pairs to measure it on".to_string(),
+            "assumed: no finished pairs (resumed run, baseline) to measure it on".to_string(),
         ),
     }
 }

@@ -650,6 +650,12 @@ fn budget_of(
         not_evaluated: opened.unmatched.len(),
         earlier,
         evidence: resume.map(|r| r.evidence.clone()).unwrap_or_default(),
+        baseline_pairs: config
+            .gate
+            .baseline
+            .as_deref()
+            .and_then(|path| crate::baseline::Baseline::read(path).ok())
+            .map(|b| b.discordance()),
         prices: config.budget.prices(),
         race: config
             .race

@@ -97,6 +97,12 @@ pub fn preview(
         not_evaluated: opened.unmatched.len(),
         earlier: &earlier,
         evidence,
+        baseline_pairs: config
+            .gate
+            .baseline
+            .as_deref()
+            .and_then(|path| crate::baseline::Baseline::read(path).ok())
+            .map(|b| b.discordance()),
         prices: config.budget.prices(),
         race: config
             .race
