@@ -68,10 +68,7 @@ fn plan(s: &Scratch, server: &StubServer, args: &[&str]) -> (Value, Run) {
     let url = server.url();
     let mut cmd = s.command(
         Path::new(env!("CARGO_BIN_EXE_prompteval")),
-        &[
-            ("OLLAMA_HOST", url.as_str()),
-            ("PROMPTEVAL_LOG", "prompteval=debug"),
-        ],
+        &[("OLLAMA_HOST", url.as_str())],
     );
     cmd.args(["plan", "--json"]).args(args);
     let out = cmd.output().expect("prompteval runs");
@@ -100,11 +97,16 @@ fn within(planned: f64, spent: f64, share: f64) -> bool {
 fn the_plan_says_what_the_run_then_spends() {
     let server = StubServer::start(model);
     let s = scratch("");
-    let (plan, said) = plan(&s, &server, &["--probe", "6"]);
+    let (plan, said) = plan(&s, &server, &[]);
     assert_eq!(said.status, Some(0), "{}", said.both());
-    // The probe is the plan's only asking, and it says so.
+    // The probe is the plan's only asking, and it says so: three calls,
+    // and up to sixteen while they are quick (a quarter of a second each).
     let probes = server.requests_to("/api/chat").len();
-    assert_eq!(probes, 6, "{}", said.both());
+    assert!(
+        (3..=16).contains(&probes),
+        "{probes} probes: {}",
+        said.both()
+    );
     assert_eq!(plan["cases"], 2 * QUESTIONS);
     assert_eq!(plan["calls"], 2 * QUESTIONS);
     assert!(
@@ -138,18 +140,6 @@ fn the_plan_says_what_the_run_then_spends() {
         })
         .sum();
     assert_eq!(spent["tokens"], counted, "{spent:#}");
-    if std::env::var("BUDGET_DEBUG").is_ok() {
-        eprintln!("{}", said.stderr);
-        for l in journal.lines() {
-            let r: Value = serde_json::from_str(l).unwrap();
-            eprintln!(
-                "{} {} chars {} tokens",
-                r["name"],
-                r["prompt"].as_str().unwrap().len(),
-                r["tokens"]
-            );
-        }
-    }
     let planned_tokens =
         plan["tokens"]["prompt"].as_f64().unwrap() + plan["tokens"]["reply"].as_f64().unwrap();
     assert!(
@@ -260,9 +250,6 @@ fn a_token_cap_stops_the_run_short_of_it_and_a_resume_finishes() {
         plan["tokens"]["prompt"].as_u64().unwrap() + plan["tokens"]["reply"].as_u64().unwrap();
     let cap = (whole / 2).to_string();
     let stopped = run(&s, &server, &[("PROMPTEVAL_BUDGET_TOKENS", &cap)]);
-    if std::env::var("BUDGET_DEBUG").is_ok() {
-        eprintln!("{}", stopped.both());
-    }
     let summary = s.summary();
     let budget = &summary["budget"];
     let spent = budget["spent"]["tokens"].as_u64().unwrap();

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::backend::prompt_size::estimate_generated_tokens;
 use crate::backend::{Message, Usage};
 use crate::case::{CaseRecord, SnapshotState};
+use crate::suite::CodeLanguage;
 
 /// One call, as its server counted it.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +18,11 @@ pub struct Call {
     pub prompt_estimate: u64,
     pub prompt_tokens: u64,
     pub reply_tokens: u64,
-    /// Characters of the reply: what a later question's history shows.
+    /// Characters of the reply.
     pub reply_chars: usize,
+    /// Characters of its code as a later question's history shows it
+    /// (extracted, trimmed).
+    pub answer_chars: usize,
     /// Seconds from the request to the reply's end, when known.
     pub secs: Option<f64>,
     /// Seconds its program took to run and be judged, when it was.
@@ -43,13 +47,21 @@ pub fn prompt_estimate(messages: &[Message]) -> u64 {
 }
 
 impl Call {
-    /// A call with the server's figures, `None` when it gave no counts.
-    pub fn of(messages: &[Message], usage: &Usage, reply: &str, secs: Option<f64>) -> Option<Call> {
+    /// A call with the server's figures, `None` when it gave no counts;
+    /// `language` is its question's, whose code the history shows.
+    pub fn of(
+        messages: &[Message],
+        usage: &Usage,
+        reply: &str,
+        secs: Option<f64>,
+        language: CodeLanguage,
+    ) -> Option<Call> {
         Some(Call {
             prompt_estimate: prompt_estimate(messages),
             prompt_tokens: usage.prompt_tokens?,
             reply_tokens: usage.completion_tokens?,
             reply_chars: reply.chars().count(),
+            answer_chars: answer_chars(reply, language),
             secs: secs.filter(|s| s.is_finite() && *s >= 0.0),
             exec_secs: None,
         })
@@ -72,6 +84,7 @@ impl Call {
             prompt_tokens: tokens.prompt,
             reply_tokens: tokens.completion,
             reply_chars: r.reply.as_deref().map_or(0, |t| t.chars().count()),
+            answer_chars: r.code.as_deref().map_or(0, |c| c.trim().chars().count()),
             secs: Some(r.llm_secs),
             exec_secs: Some(r.exec_secs),
         })
@@ -99,8 +112,9 @@ impl Evidence {
         mean(self.calls.iter().map(|c| c.reply_tokens as f64))
     }
 
-    pub fn mean_reply_chars(&self) -> Option<f64> {
-        mean(self.calls.iter().map(|c| c.reply_chars as f64))
+    /// Characters of a history entry's answer, over every call.
+    pub fn mean_answer_chars(&self) -> Option<f64> {
+        mean(self.calls.iter().map(|c| c.answer_chars as f64))
     }
 
     /// Seconds a call takes, over the calls that say.
@@ -132,6 +146,16 @@ impl Evidence {
     }
 }
 
+/// The characters of the code a reply's history entry shows: what the run
+/// extracts from it, trimmed.
+fn answer_chars(reply: &str, language: CodeLanguage) -> usize {
+    crate::execute::extract::extract_for(reply, language)
+        .code
+        .trim()
+        .chars()
+        .count()
+}
+
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     (n > 0).then(|| sum / n as f64)
@@ -147,6 +171,7 @@ mod tests {
             prompt_tokens: prompt,
             reply_tokens: reply,
             reply_chars: 4 * reply as usize,
+            answer_chars: 3 * reply as usize,
             secs: Some(secs),
             exec_secs: None,
         }
@@ -166,6 +191,15 @@ mod tests {
     #[test]
     fn a_server_without_counts_gives_no_call() {
         let usage = Usage::default();
-        assert!(Call::of(&[Message::user("x")], &usage, "y", None).is_none());
+        assert!(
+            Call::of(
+                &[Message::user("x")],
+                &usage,
+                "y",
+                None,
+                CodeLanguage::default()
+            )
+            .is_none()
+        );
     }
 }

@@ -149,7 +149,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
     let mut history_note = None;
     let answer_chars = inputs
         .evidence
-        .mean_reply_chars()
+        .mean_answer_chars()
         .map_or(DEFAULT_ANSWER_CHARS, |c| c.round() as usize);
     let models = std::mem::take(&mut inputs.models);
     let multi = models.len() > 1 || models.iter().any(|m| m.config.is_multi_model());
@@ -166,8 +166,8 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         if side.config.history.enabled {
             history_note = Some(format!(
                 "a question's prompt shows the chain's earlier questions; their answers, not yet \
-                 written, are taken as long as their recordings, else {answer_chars} characters \
-                 (a mean reply), and a case after one the cache answers is taken as cached too"
+                 written, are taken as long as their recordings' code, else {answer_chars} \
+                 characters (the mean code of the replies seen), and a case after one the cache answers is taken as cached too"
             ));
         }
         let store = SnapshotStore::new(
@@ -202,7 +202,10 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                         let reply = code_like(chars.min(20_000));
                         // The cache keeps the server's generation time only.
                         let secs = usage.generation_secs;
-                        if let Some(call) = Call::of(&built.messages, &usage, &reply, secs) {
+                        let language = inputs.suite.questions[case.question - 1].code_language();
+                        if let Some(call) =
+                            Call::of(&built.messages, &usage, &reply, secs, language)
+                        {
                             inputs.evidence.add("cache", call);
                         }
                     }
@@ -215,10 +218,12 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                             .flatten()
                             .and_then(|r| {
                                 let usage = r.usage.clone()?;
-                                Call::of(&built.messages, &usage, &r.reply, r.llm_secs)
+                                let language =
+                                    inputs.suite.questions[case.question - 1].code_language();
+                                Call::of(&built.messages, &usage, &r.reply, r.llm_secs, language)
                             });
                         if let Some(call) = &recording {
-                            answer = call.reply_chars;
+                            answer = call.answer_chars;
                             inputs.evidence.add("recordings", call.clone());
                         } else if to_tokenize.len() < TOKENIZED {
                             to_tokenize.push((side.backend, built.clone(), estimate));

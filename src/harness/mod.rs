@@ -178,7 +178,7 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
 /// configuration, environment and libtest `filters` (`prompt1`, `--skip
 /// q3`, `--exact`) would ask and spend, without running it. The lines a
 /// run shows go to stderr; the plan is returned.
-pub fn plan(filters: &[String], probes: usize) -> Result<crate::budget::Plan, SetupError> {
+pub fn plan(filters: &[String], probes: Option<usize>) -> Result<crate::budget::Plan, SetupError> {
     let mut args = Arguments::from_iter(
         std::iter::once("prompteval-plan".to_string()).chain(filters.iter().cloned()),
     );

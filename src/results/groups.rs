@@ -89,9 +89,17 @@ pub(crate) fn groups<'a, T>(
     let mut out = Vec::new();
     for (name, template) in order {
         let cases = by_prompt.remove(name).unwrap_or_default();
-        // A prompt none of whose selected cases could be evaluated still
-        // gets a line: "not evaluated" must be seen, not silently absent.
-        if cases.is_empty() && !info.not_evaluated.iter().any(|u| &*u.case.prompt == name) {
+        // A prompt none of whose selected cases could be evaluated, or
+        // that a [budget] cap left unasked, still gets a line: "not
+        // evaluated" and "not run" must be seen, not silently absent.
+        let not_run = info
+            .budget
+            .as_ref()
+            .is_some_and(|b| b.not_run_cases.contains_key(name));
+        if cases.is_empty()
+            && !not_run
+            && !info.not_evaluated.iter().any(|u| &*u.case.prompt == name)
+        {
             continue;
         }
         let dir = prompt_dir_name(name, &used_dirs);

@@ -30,11 +30,7 @@ impl RaceResult {
     pub fn not_run_of<'a>(&'a self, prompt: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.not_run
             .iter()
-            .filter(move |name| {
-                // `prompt::question::rN`, or `model::prompt::question::rN`.
-                let parts: Vec<&str> = name.split("::").collect();
-                parts.get(parts.len().saturating_sub(3)) == Some(&prompt)
-            })
+            .filter(move |name| prompt_of(name) == Some(prompt))
             .map(String::as_str)
     }
 
@@ -74,6 +70,17 @@ impl RaceResult {
             .get(prompt)
             .is_some_and(|p| p.status == RaceStatus::Eliminated)
     }
+}
+
+/// The prompt of a test name: `[model::]prompt::question::rN[::sK]`.
+fn prompt_of(name: &str) -> Option<&str> {
+    let parts: Vec<&str> = name.split("::").collect();
+    let sampled = parts
+        .last()
+        .and_then(|last| last.strip_prefix('s'))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+    let from_end = if sampled { 4 } else { 3 };
+    parts.len().checked_sub(from_end).map(|i| parts[i])
 }
 
 /// Whether the race (if the run was one) eliminated `prompt`.
@@ -137,5 +144,19 @@ pub fn e_text(e: f64) -> String {
         format!("{e:.0}")
     } else {
         format!("{e:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_of;
+
+    #[test]
+    fn a_test_names_prompt_with_or_without_model_and_sample() {
+        assert_eq!(prompt_of("p1::q1::r1"), Some("p1"));
+        assert_eq!(prompt_of("m::p1::q1::r2"), Some("p1"));
+        assert_eq!(prompt_of("p1::q1::r1::s3"), Some("p1"));
+        assert_eq!(prompt_of("m::p1::q1::r1::s3"), Some("p1"));
+        assert_eq!(prompt_of("q1"), None);
     }
 }

@@ -185,8 +185,16 @@ impl RunInfo {
         info.thresholds = model.thresholds.clone();
         info.planned_cases = model.planned_cases;
         info.race = model.race.clone();
-        // The run's spending is the run's, in its own summary only.
-        info.budget = None;
+        // The spending and caps are the run's; the cases not run, the
+        // model's own (its junit.xml lists them).
+        if let Some(budget) = &mut info.budget {
+            let prefix = format!("{}::", model.name);
+            for names in budget.not_run_cases.values_mut() {
+                names.retain(|n| n.starts_with(&prefix));
+            }
+            budget.not_run_cases.retain(|_, names| !names.is_empty());
+            budget.not_run = budget.not_run_cases.values().map(Vec::len).sum();
+        }
         info.not_evaluated
             .retain(|u| u.case.model.as_deref() == Some(model.name.as_str()));
         info.models = Vec::new();
