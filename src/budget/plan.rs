@@ -341,7 +341,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
             wall.map(|w| (w * 10.0).round() / 10.0)
         },
         cost,
-        detectable_difference: (inputs.suite.prompts.len() >= 2)
+        detectable_difference: (paired > 0)
             .then(|| detectable_difference(paired, discordance))
             .flatten(),
         assumptions: Assumptions {
@@ -476,7 +476,11 @@ fn pairing(inputs: &Inputs<'_>) -> (usize, f64, String) {
     for case in inputs.to_ask.iter().chain(inputs.finished.keys()) {
         *per_prompt.entry(&case.prompt).or_default() += 1;
     }
-    let paired = per_prompt.values().copied().min().unwrap_or(0);
+    // Pairs need two prompts among the planned cases.
+    let paired = match per_prompt.len() {
+        0 | 1 => 0,
+        _ => per_prompt.values().copied().min().unwrap_or(0),
+    };
     // Case without its prompt (model, question, round, sample) -> each
     // prompt's outcome.
     type Paired<'a> = (Option<&'a str>, usize, u32, Option<u32>);
