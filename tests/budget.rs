@@ -89,6 +89,19 @@ fn run(s: &Scratch, server: &StubServer, env: &[(&str, &str)]) -> Run {
     s.prompts(&[], &all)
 }
 
+/// 41200 -> "41,200", as the budget's lines write it.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn within(planned: f64, spent: f64, share: f64) -> bool {
     (planned - spent).abs() <= share * spent
 }
@@ -190,6 +203,23 @@ fn the_detectable_difference_is_what_a_simulation_of_the_report_test_finds() {
         plan["tokens"]["reply"].is_null(),
         "nothing measured replies: {plan:#}"
     );
+    // A race's plan: the grid as an upper bound and the share its gate is
+    // expected to ask.
+    let url = server.url();
+    let mut cmd = s.command(
+        Path::new(env!("CARGO_BIN_EXE_prompteval")),
+        &[("OLLAMA_HOST", url.as_str()), ("PROMPTEVAL_RACE", "on")],
+    );
+    let out = cmd
+        .args(["plan", "--json", "--probe", "0"])
+        .output()
+        .unwrap();
+    let raced: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let said = raced["assumptions"]["race"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("upper bound") && said.contains("expected to ask"),
+        "{raced:#}"
+    );
 }
 
 /// How often the exact two-sided McNemar test at 0.05 rejects, over `runs`
@@ -249,7 +279,15 @@ fn a_token_cap_stops_the_run_short_of_it_and_a_resume_finishes() {
     let whole =
         plan["tokens"]["prompt"].as_u64().unwrap() + plan["tokens"]["reply"].as_u64().unwrap();
     let cap = (whole / 2).to_string();
-    let stopped = run(&s, &server, &[("PROMPTEVAL_BUDGET_TOKENS", &cap)]);
+    let step_summary = s.path().join("step_summary.md");
+    let stopped = run(
+        &s,
+        &server,
+        &[
+            ("PROMPTEVAL_BUDGET_TOKENS", &cap),
+            ("GITHUB_STEP_SUMMARY", step_summary.to_str().unwrap()),
+        ],
+    );
     let summary = s.summary();
     let budget = &summary["budget"];
     let spent = budget["spent"]["tokens"].as_u64().unwrap();
@@ -289,11 +327,16 @@ fn a_token_cap_stops_the_run_short_of_it_and_a_resume_finishes() {
         not_run,
         "{junit}"
     );
-    assert!(
-        stopped.both().contains("budget STOPPED the run"),
-        "{}",
-        stopped.both()
-    );
+    // The terminal, the quick view and the job summary all say it.
+    let quick_view = std::fs::read_to_string(s.run_dir().join("quick_view.html")).unwrap();
+    let markdown = std::fs::read_to_string(&step_summary).unwrap();
+    for shown in [stopped.both(), quick_view, markdown] {
+        assert!(shown.contains("budget STOPPED the run"), "{shown}");
+        assert!(
+            shown.contains(&format!("max_tokens = {}", thousands(cap))),
+            "{shown}"
+        );
+    }
     // A resume with no cap asks only what was not run, and finishes.
     let dir = s.run_dir();
     let asked_before = server.requests_to("/api/chat").len();
