@@ -14,7 +14,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::evidence::prompt_estimate;
-use super::plan::{PerCall, Plan, thousands};
+use super::lines::thousands;
+use super::plan::{PerCall, Plan};
 use crate::backend::ChatRequest;
 use crate::backend::prompt_size::estimate_messages;
 use crate::case::Tokens;

@@ -5,6 +5,7 @@
 
 pub mod evidence;
 pub mod keeper;
+pub mod lines;
 pub mod plan;
 pub mod race_share;
 

@@ -137,15 +137,17 @@ const TOKENIZED: usize = 16;
 const DEFAULT_ANSWER_CHARS: usize = 400;
 
 pub fn make(mut inputs: Inputs<'_>) -> Plan {
-    let mut without: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut walk = Walk {
+        without: BTreeMap::new(),
+        pending: Vec::new(),
+        to_tokenize: Vec::new(),
+    };
     if !inputs.finished.is_empty() {
-        without.insert("finished", inputs.finished.len());
+        walk.without.insert("finished", inputs.finished.len());
     }
     if inputs.not_evaluated > 0 {
-        without.insert("not evaluated", inputs.not_evaluated);
+        walk.without.insert("not evaluated", inputs.not_evaluated);
     }
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut to_tokenize: Vec<(&dyn Backend, ChatRequest, u64)> = Vec::new();
     let mut history_note = None;
     let answer_chars = inputs
         .evidence
@@ -160,7 +162,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
             .filter(|c| !multi || c.model.as_deref() == Some(side.config.model.as_str()))
             .collect();
         if side.replaying {
-            *without.entry("recordings").or_default() += mine.len();
+            *walk.without.entry("recordings").or_default() += mine.len();
             continue;
         }
         if side.config.history.enabled {
@@ -170,78 +172,21 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
                  characters (the mean code of the replies seen), and a case after one the cache answers is taken as cached too"
             ));
         }
-        let store = SnapshotStore::new(
-            &side.config.snapshot_dir,
-            &inputs.suite.stem(),
-            &side.config.model,
+        walk_model(
+            side,
+            inputs.suite,
+            inputs.earlier,
+            &mine,
+            answer_chars,
+            &mut inputs.evidence,
+            &mut walk,
         );
-        let recorded = store.names();
-        for chain in chains(&mine) {
-            let mut entries: Vec<HistoryEntry> = inputs
-                .earlier
-                .get(&chain[0].chain())
-                .cloned()
-                .unwrap_or_default();
-            let mut written_here = 0usize;
-            let mut cached_so_far = true;
-            for case in chain {
-                // The answer the next question's history shows: this
-                // case's recorded reply where there is one.
-                let mut answer = answer_chars;
-                let built = request_of(side, inputs.suite, case, &entries);
-                let usage = match written_here {
-                    0 => side.backend.answered_without_a_call(case, &built),
-                    _ if cached_so_far => Some(Default::default()),
-                    _ => None,
-                };
-                cached_so_far = usage.is_some();
-                match usage {
-                    Some(usage) => {
-                        *without.entry("cache").or_default() += 1;
-                        let chars = usage.completion_tokens.unwrap_or(0) as usize * 4;
-                        let reply = code_like(chars.min(20_000));
-                        // The cache keeps the server's generation time only.
-                        let secs = usage.generation_secs;
-                        let language = inputs.suite.questions[case.question - 1].code_language();
-                        if let Some(call) =
-                            Call::of(&built.messages, &usage, &reply, secs, language)
-                        {
-                            inputs.evidence.add("cache", call);
-                        }
-                    }
-                    None => {
-                        let estimate = prompt_estimate(&built.messages);
-                        tracing::debug!(case = %case.test_name(), estimate, "planned prompt");
-                        let recording = recorded
-                            .contains(&case.snapshot_name())
-                            .then(|| store.read(case))
-                            .flatten()
-                            .and_then(|r| {
-                                let usage = r.usage.clone()?;
-                                let language =
-                                    inputs.suite.questions[case.question - 1].code_language();
-                                Call::of(&built.messages, &usage, &r.reply, r.llm_secs, language)
-                            });
-                        if let Some(call) = &recording {
-                            answer = call.answer_chars;
-                            inputs.evidence.add("recordings", call.clone());
-                        } else if to_tokenize.len() < TOKENIZED {
-                            to_tokenize.push((side.backend, built.clone(), estimate));
-                        }
-                        pending.push(Pending {
-                            estimate,
-                            recorded: recording,
-                            slots: side.config.concurrency.max(1),
-                        });
-                    }
-                }
-                if side.config.history.enabled {
-                    entries.push(entry_to_come(inputs.suite, case, answer));
-                    written_here += 1;
-                }
-            }
-        }
     }
+    let Walk {
+        without,
+        pending,
+        to_tokenize,
+    } = walk;
     let evidence = &inputs.evidence;
     let (ratio, prompt_from) = match evidence.ratio() {
         _ if pending.is_empty() => (1.0, "no call to make".to_string()),
@@ -385,6 +330,92 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
     }
 }
 
+/// What walking the cases to ask finds: the cases that need no call (by
+/// why), the calls, and a few of their requests for the tokenizer.
+struct Walk<'a> {
+    without: BTreeMap<&'static str, usize>,
+    pending: Vec<Pending>,
+    to_tokenize: Vec<(&'a dyn Backend, ChatRequest, u64)>,
+}
+
+/// Walks a live model's cases `mine` chain by chain, as the run will ask
+/// them: each request built with the history the chain will show by then
+/// (its earlier answers `answer_chars` long where no recording says), a
+/// request the cache holds counted as no call, a recorded case with its
+/// recording's figures (also added to `evidence`).
+fn walk_model<'a>(
+    side: &ModelSide<'a>,
+    suite: &Suite,
+    earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
+    mine: &[&CaseId],
+    answer_chars: usize,
+    evidence: &mut Evidence,
+    walk: &mut Walk<'a>,
+) {
+    let store = SnapshotStore::new(&side.config.snapshot_dir, &suite.stem(), &side.config.model);
+    let recorded = store.names();
+    for chain in chains(mine) {
+        let mut entries: Vec<HistoryEntry> =
+            earlier.get(&chain[0].chain()).cloned().unwrap_or_default();
+        let mut written_here = 0usize;
+        let mut cached_so_far = true;
+        for case in chain {
+            // The answer the next question's history shows: this
+            // case's recorded reply where there is one.
+            let mut answer = answer_chars;
+            let built = request_of(side, suite, case, &entries);
+            let usage = match written_here {
+                0 => side.backend.answered_without_a_call(case, &built),
+                _ if cached_so_far => Some(Default::default()),
+                _ => None,
+            };
+            cached_so_far = usage.is_some();
+            match usage {
+                Some(usage) => {
+                    *walk.without.entry("cache").or_default() += 1;
+                    let chars = usage.completion_tokens.unwrap_or(0) as usize * 4;
+                    let reply = code_like(chars.min(20_000));
+                    // The cache keeps the server's generation time only.
+                    let secs = usage.generation_secs;
+                    let language = suite.questions[case.question - 1].code_language();
+                    if let Some(call) = Call::of(&built.messages, &usage, &reply, secs, language) {
+                        evidence.add("cache", call);
+                    }
+                }
+                None => {
+                    let estimate = prompt_estimate(&built.messages);
+                    tracing::debug!(case = %case.test_name(), estimate, "planned prompt");
+                    let recording = recorded
+                        .contains(&case.snapshot_name())
+                        .then(|| store.read(case))
+                        .flatten()
+                        .and_then(|r| {
+                            let usage = r.usage.clone()?;
+                            let language = suite.questions[case.question - 1].code_language();
+                            Call::of(&built.messages, &usage, &r.reply, r.llm_secs, language)
+                        });
+                    if let Some(call) = &recording {
+                        answer = call.answer_chars;
+                        evidence.add("recordings", call.clone());
+                    } else if walk.to_tokenize.len() < TOKENIZED {
+                        walk.to_tokenize
+                            .push((side.backend, built.clone(), estimate));
+                    }
+                    walk.pending.push(Pending {
+                        estimate,
+                        recorded: recording,
+                        slots: side.config.concurrency.max(1),
+                    });
+                }
+            }
+            if side.config.history.enabled {
+                entries.push(entry_to_come(suite, case, answer));
+                written_here += 1;
+            }
+        }
+    }
+}
+
 /// The history entry a case not yet asked is taken to leave: its
 /// question, an answer of `answer_chars` characters, passed.
 pub fn entry_to_come(suite: &Suite, case: &CaseId, answer_chars: usize) -> HistoryEntry {
@@ -523,132 +554,5 @@ fn pairing(inputs: &Inputs<'_>) -> (usize, f64, String) {
             DEFAULT_DISCORDANCE,
             "assumed: no finished pairs (resumed run, baseline) to measure it on".to_string(),
         ),
-    }
-}
-
-impl Plan {
-    /// The plan as the run's first lines and `prompteval plan` say it.
-    pub fn lines(&self) -> Vec<String> {
-        let a = &self.assumptions;
-        let mut lines = Vec::new();
-        let without: Vec<String> = a
-            .without_a_call
-            .iter()
-            .map(|(why, n)| format!("{n} {why}"))
-            .collect();
-        let without = match without.is_empty() {
-            true => String::new(),
-            false => format!(
-                " ({} need none: {})",
-                self.cases - self.calls,
-                without.join(", ")
-            ),
-        };
-        lines.push(format!(
-            "plan: {} case(s), {} model call(s){without}",
-            self.cases, self.calls
-        ));
-        if self.calls > 0 {
-            let tokens = match self.tokens.reply {
-                Some(r) => format!(
-                    "about {} tokens ({} prompt + {} reply)",
-                    thousands(self.tokens.prompt + r),
-                    thousands(self.tokens.prompt),
-                    thousands(r)
-                ),
-                None => format!(
-                    "about {} prompt tokens, reply tokens unknown",
-                    thousands(self.tokens.prompt)
-                ),
-            };
-            lines.push(format!(
-                "plan: {tokens}; prompt tokens: {}; reply tokens: {}",
-                a.prompt_tokens_from, a.reply_tokens_from
-            ));
-            let wall = match self.wall_secs {
-                Some(w) => format!("about {} over {} slot(s)", duration(w), a.slots),
-                None => "wall time".to_string(),
-            };
-            let cost = match (self.cost, a.prices_per_million) {
-                (Some(c), Some((i, o))) => {
-                    format!("; cost about {c:.4} at {i} / {o} per million tokens (prompt / reply)")
-                }
-                _ => String::new(),
-            };
-            lines.push(format!("plan: {wall}: {}{cost}", a.wall_secs_from));
-        }
-        if let Some(history) = &a.history {
-            lines.push(format!("plan: {history}"));
-        }
-        if let Some(race) = &a.race {
-            lines.push(format!("plan: {race}"));
-        }
-        lines.extend(self.tell_apart());
-        lines
-    }
-
-    /// "what this run can tell apart: ..." for two or more prompts.
-    fn tell_apart(&self) -> Option<String> {
-        let a = &self.assumptions;
-        if a.paired_cases == 0 {
-            return None;
-        }
-        let told = match self.detectable_difference {
-            Some(d) => format!(
-                "two prompts must differ by about {:.0} points of accuracy to be told apart",
-                100.0 * d
-            ),
-            None if a.paired_cases > 0 => "no difference in accuracy can be told apart".to_string(),
-            None => return None,
-        };
-        let ten = a
-            .cases_for_ten_points
-            .map(|n| format!("; 10 points need about {n} paired cases"))
-            .unwrap_or_default();
-        Some(format!(
-            "what this run can tell apart: {} paired cases per pair of prompts: {told}{ten} \
-             (exact McNemar, as the report compares prompts, alpha 0.05, 80 % power; \
-             discordance {:.0} %, {})",
-            a.paired_cases,
-            100.0 * a.discordance,
-            a.discordance_from
-        ))
-    }
-}
-
-/// 41200 -> "41,200".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Seconds as a person reads them: "45 s", "12.5 min", "3.2 h".
-pub fn duration(secs: f64) -> String {
-    match secs {
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
-        s => format!("{:.1} h", s / 3600.0),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_as_people_write_them() {
-        assert_eq!(thousands(41_200), "41,200");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(duration(45.0), "45 s");
-        assert_eq!(duration(750.0), "12.5 min");
-        assert_eq!(duration(4.0 * 3600.0), "4.0 h");
     }
 }

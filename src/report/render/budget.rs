@@ -1,7 +1,7 @@
 //! The budget's lines under the table: what the run's calls spent against
 //! the plan and the caps, and what a cap left not run.
 
-use crate::budget::plan::{duration, thousands};
+use crate::budget::lines::{duration, thousands};
 use crate::results::budget::BudgetResult;
 
 /// "budget: planned 41,200 tokens in 220 call(s), ...; spent 39,870 tokens
