@@ -12,6 +12,7 @@ mod stub_server;
 use std::path::Path;
 use std::time::Duration;
 
+use prompteval::language::numbers::thousands;
 use prompts_cli::{Run, Scratch};
 use serde_json::Value;
 use stub_server::{Behaviour, Request, STUB_MODEL, StubServer};
@@ -87,19 +88,6 @@ fn run(s: &Scratch, server: &StubServer, env: &[(&str, &str)]) -> Run {
     let mut all = vec![("OLLAMA_HOST", url.as_str())];
     all.extend_from_slice(env);
     s.prompts(&[], &all)
-}
-
-/// 41200 -> "41,200", as the budget's lines write it.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn within(planned: f64, spent: f64, share: f64) -> bool {

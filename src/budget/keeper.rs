@@ -14,12 +14,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::evidence::prompt_estimate;
-use super::lines::thousands;
 use super::plan::{PerCall, Plan};
 use crate::backend::ChatRequest;
 use crate::backend::prompt_size::estimate_messages;
 use crate::case::Tokens;
 use crate::config::BudgetConfig;
+use crate::language::numbers::thousands;
 use crate::results::budget::{BudgetResult, Caps, Planned, Spent};
 
 /// What a started call was planned to take, until it is settled.

@@ -2,6 +2,7 @@
 //! `prompteval plan`'s text.
 
 use super::plan::Plan;
+use crate::language::numbers::{clock, thousands};
 
 impl Plan {
     /// The plan as the run's first lines and `prompteval plan` say it.
@@ -43,7 +44,7 @@ impl Plan {
                 a.prompt_tokens_from, a.reply_tokens_from
             ));
             let wall = match self.wall_secs {
-                Some(w) => format!("about {} over {} slot(s)", duration(w), a.slots),
+                Some(w) => format!("about {} over {} slot(s)", clock(w), a.slots),
                 None => "wall time".to_string(),
             };
             let cost = match (self.cost, a.prices_per_million) {
@@ -90,42 +91,5 @@ impl Plan {
             100.0 * a.discordance,
             a.discordance_from
         ))
-    }
-}
-
-/// 41200 -> "41,200".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Seconds as a person reads them: "45 s", "12.5 min", "3.2 h".
-pub fn duration(secs: f64) -> String {
-    match secs {
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
-        s => format!("{:.1} h", s / 3600.0),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_as_people_write_them() {
-        assert_eq!(thousands(41_200), "41,200");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(duration(45.0), "45 s");
-        assert_eq!(duration(750.0), "12.5 min");
-        assert_eq!(duration(4.0 * 3600.0), "4.0 h");
     }
 }

@@ -11,6 +11,7 @@
 pub mod console;
 pub mod gate;
 mod labels;
+pub mod numbers;
 pub mod report;
 
 pub use labels::Labels;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::case::CaseRecord;
+use crate::language::numbers::clock;
 use crate::terminal::output::{Event, Output};
 
 /// PROMPTEVAL_PROGRESS's value (trimmed) is neither seconds nor `off`.
@@ -173,25 +174,12 @@ impl Progress {
     }
 }
 
-/// `1h02m`, `3m10s`, `42s`.
-fn clock(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match (s / 3600, s / 60 % 60, s % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, s) => format!("{m}m{s:02}s"),
-        (h, m, _) => format!("{h}h{m:02}m"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn clock_and_settings() {
-        assert_eq!(clock(42.4), "42s");
-        assert_eq!(clock(190.0), "3m10s");
-        assert_eq!(clock(3720.0), "1h02m");
         assert!(
             Progress::new(5, Some("off"), true, Default::default())
                 .unwrap()

@@ -1,7 +1,7 @@
 //! The budget's lines under the table: what the run's calls spent against
 //! the plan and the caps, and what a cap left not run.
 
-use crate::budget::lines::{duration, thousands};
+use crate::language::numbers::{clock, thousands};
 use crate::results::budget::BudgetResult;
 
 /// "budget: planned 41,200 tokens in 220 call(s), ...; spent 39,870 tokens
@@ -28,7 +28,7 @@ pub fn budget_lines(b: &BudgetResult) -> String {
     if let Some(cost) = s.cost {
         spent.push_str(&format!(", cost {cost:.4}"));
     }
-    spent.push_str(&format!(", cases' wall time {}", duration(s.wall_secs)));
+    spent.push_str(&format!(", cases' wall time {}", clock(s.wall_secs)));
     let planned = match &b.planned {
         Some(p) => {
             let tokens = p.tokens.map_or("tokens unknown".to_string(), |t| {
@@ -36,7 +36,7 @@ pub fn budget_lines(b: &BudgetResult) -> String {
             });
             let wall = p
                 .wall_secs
-                .map(|w| format!(", {}", duration(w)))
+                .map(|w| format!(", {}", clock(w)))
                 .unwrap_or_default();
             let cost = p.cost.map(|c| format!(", cost {c:.4}")).unwrap_or_default();
             format!("planned {tokens} in {} call(s){cost}{wall}; ", p.calls)
@@ -100,7 +100,7 @@ mod tests {
         let text = budget_lines(&b);
         assert!(
             text.starts_with(
-                "budget: planned 41,200 tokens in 220 call(s), 100 s; spent 39,870 tokens"
+                "budget: planned 41,200 tokens in 220 call(s), 1m40s; spent 39,870 tokens"
             ),
             "{text}"
         );
