@@ -23,6 +23,41 @@ use super::stats::mcnemar_exact;
 /// questions (both at 80 % power).
 pub const DEFAULT_DISCORDANCE: f64 = 0.3;
 
+/// How often two prompts' verdicts on the same case differ, counted as
+/// verdicts arrive: per case (its key leaves the prompt out), how many
+/// prompts passed and failed it; every two prompts on a case are a pair,
+/// and a pair is discordant when one passed and the other failed.
+#[derive(Debug, Default)]
+pub struct PairTally<K: Ord> {
+    cases: std::collections::BTreeMap<K, (usize, usize)>,
+}
+
+/// Discordant pairs and pairs, as a [`PairTally`] counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pairs {
+    pub discordant: usize,
+    pub pairs: usize,
+}
+
+impl<K: Ord> PairTally<K> {
+    pub fn add(&mut self, case: K, passed: bool) {
+        let (p, f) = self.cases.entry(case).or_default();
+        match passed {
+            true => *p += 1,
+            false => *f += 1,
+        }
+    }
+
+    pub fn pairs(&self) -> Pairs {
+        self.cases
+            .values()
+            .fold(Pairs::default(), |acc, &(p, f)| Pairs {
+                discordant: acc.discordant + p * f,
+                pairs: acc.pairs + (p + f) * (p + f).saturating_sub(1) / 2,
+            })
+    }
+}
+
 /// The power the plan asks for.
 pub const TARGET_POWER: f64 = 0.8;
 
@@ -141,6 +176,23 @@ pub fn questions_for(delta: f64, discordance: f64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_are_every_two_prompts_on_one_case() {
+        let mut t = PairTally::default();
+        // Three prompts on q1 (pass, pass, fail): 3 pairs, 2 discordant;
+        // one prompt on q2: no pair.
+        for (case, passed) in [("q1", true), ("q1", true), ("q1", false), ("q2", true)] {
+            t.add(case, passed);
+        }
+        assert_eq!(
+            t.pairs(),
+            Pairs {
+                discordant: 2,
+                pairs: 3
+            }
+        );
+    }
 
     /// The power, estimated by drawing runs of two prompts and applying
     /// the report's test to each: the exact sum must agree.

@@ -84,26 +84,17 @@ impl Baseline {
     /// How often two prompts' verdicts on the same case (model, question,
     /// round, sample) differ, over every such pair the baseline holds,
     /// and the number of pairs: the plan's discordance.
-    pub fn discordance(&self) -> (usize, usize) {
-        let (mut pairs, mut discordant) = (0, 0);
-        for cases in self.cases.values() {
-            // The case without its prompt -> each prompt's outcome.
-            let mut by_case: BTreeMap<&str, Vec<bool>> = BTreeMap::new();
+    pub fn discordance(&self) -> crate::analysis::power::Pairs {
+        let mut tally = crate::analysis::power::PairTally::default();
+        for (model, cases) in &self.cases {
             for (name, verdict) in cases {
+                // The case without its prompt: `prompt::rest`.
                 if let (Some((_, rest)), Some(passed)) = (name.split_once("::"), verdict.judged()) {
-                    by_case.entry(rest).or_default().push(passed);
-                }
-            }
-            for outcomes in by_case.values() {
-                for (i, a) in outcomes.iter().enumerate() {
-                    for b in &outcomes[i + 1..] {
-                        pairs += 1;
-                        discordant += usize::from(a != b);
-                    }
+                    tally.add((model.as_str(), rest), passed);
                 }
             }
         }
-        (discordant, pairs)
+        tally.pairs()
     }
 
     /// The baseline of a run folder whose report was written.

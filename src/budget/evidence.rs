@@ -125,7 +125,7 @@ impl Evidence {
     /// Seconds a case's program takes, over the cases that ran one: the
     /// median, since a run's first program also starts the sandbox's
     /// interpreter.
-    pub fn mean_exec_secs(&self) -> Option<f64> {
+    pub fn median_exec_secs(&self) -> Option<f64> {
         let mut secs: Vec<f64> = self.calls.iter().filter_map(|c| c.exec_secs).collect();
         secs.sort_by(f64::total_cmp);
         match secs.len() {

@@ -44,7 +44,6 @@ struct State {
     spent: Spent,
     reserved_tokens: u64,
     reserved_cost: f64,
-    in_flight: usize,
     max_ratio: Option<f64>,
     max_reply: Option<u64>,
     max_secs: Option<f64>,
@@ -65,18 +64,11 @@ impl Keeper {
         plan: Option<&Plan>,
         num_predict: Option<u32>,
     ) -> Keeper {
-        let prices = config.prices();
-        earlier.cost = prices.map(|(i, o)| {
-            (earlier.prompt_tokens as f64 * i + earlier.reply_tokens as f64 * o) / 1e6
-        });
+        earlier.cost = super::cost(config.prices(), earlier.prompt_tokens, earlier.reply_tokens);
         let planned = plan.filter(|p| p.calls > 0).map(|p| Planned {
             calls: p.calls,
             tokens: p.tokens.reply.map(|r| p.tokens.prompt + r),
-            cost: p.cost.or_else(|| {
-                prices
-                    .zip(p.tokens.reply)
-                    .map(|((i, o), r)| (p.tokens.prompt as f64 * i + r as f64 * o) / 1e6)
-            }),
+            cost: p.cost,
             wall_secs: p.wall_secs,
         });
         Keeper {
@@ -96,9 +88,7 @@ impl Keeper {
     }
 
     fn cost_of(&self, prompt: u64, reply: u64) -> f64 {
-        self.config
-            .prices()
-            .map_or(0.0, |(i, o)| (prompt as f64 * i + reply as f64 * o) / 1e6)
+        super::cost(self.config.prices(), prompt, reply).unwrap_or(0.0)
     }
 
     /// Whether a call of `request` may start: its ticket, or why not
@@ -112,10 +102,7 @@ impl Keeper {
             return Err(why.clone());
         }
         let prompt = match st.max_ratio.or(self.prior.ratio) {
-            Some(ratio) => {
-                let ratio = st.max_ratio.map_or(ratio, |m| m.max(ratio));
-                (prompt_estimate(&request.messages) as f64 * ratio).ceil() as u64
-            }
+            Some(ratio) => (prompt_estimate(&request.messages) as f64 * ratio).ceil() as u64,
             None => estimate_messages(&request.messages) as u64,
         };
         let reply = st
@@ -166,8 +153,20 @@ impl Keeper {
         }
         st.reserved_tokens += tokens;
         st.reserved_cost += cost;
-        st.in_flight += 1;
         Ok(Ticket { tokens, cost })
+    }
+
+    /// Whether any cap is kept (else every call may start).
+    pub fn capped(&self) -> bool {
+        self.config.capped()
+    }
+
+    /// A started call turned out to need no model (the cache answered):
+    /// its reservation goes, and nothing is spent.
+    pub fn release(&self, ticket: Ticket) {
+        let mut st = self.state();
+        st.reserved_tokens = st.reserved_tokens.saturating_sub(ticket.tokens);
+        st.reserved_cost = (st.reserved_cost - ticket.cost).max(0.0);
     }
 
     /// A started call ended: what the server counted (`None`: it gave no
@@ -179,10 +178,8 @@ impl Keeper {
         counted: Option<Tokens>,
         secs: f64,
     ) {
+        self.release(ticket);
         let mut st = self.state();
-        st.reserved_tokens = st.reserved_tokens.saturating_sub(ticket.tokens);
-        st.reserved_cost = (st.reserved_cost - ticket.cost).max(0.0);
-        st.in_flight = st.in_flight.saturating_sub(1);
         st.last_end = Some(Instant::now());
         st.spent.calls += 1;
         st.max_secs = Some(st.max_secs.map_or(secs, |m| m.max(secs)));

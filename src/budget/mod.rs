@@ -10,4 +10,10 @@ pub mod plan;
 pub mod race_share;
 
 pub use keeper::{Keeper, Ticket};
+
+/// The money of `prompt` and `reply` tokens at `prices` per million
+/// (prompt, reply); `None` without prices.
+pub fn cost(prices: Option<(f64, f64)>, prompt: u64, reply: u64) -> Option<f64> {
+    prices.map(|(p_in, p_out)| (prompt as f64 * p_in + reply as f64 * p_out) / 1e6)
+}
 pub use plan::Plan;

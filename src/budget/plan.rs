@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::evidence::{Call, Evidence, prompt_estimate};
-use crate::analysis::power::{DEFAULT_DISCORDANCE, detectable_difference, questions_for};
+use crate::analysis::power::{DEFAULT_DISCORDANCE, Pairs, detectable_difference, questions_for};
 use crate::ask::history::HistoryEntry;
 use crate::ask::request;
 use crate::ask::snapshot::SnapshotStore;
@@ -34,18 +34,20 @@ pub struct Inputs<'a> {
     pub models: Vec<ModelSide<'a>>,
     /// The cases this session will ask, in trial order.
     pub to_ask: &'a [CaseId],
-    /// Cases a resumed run finished, with whether each passed (`None`:
-    /// not judged): asked no more, and the discordance they show.
-    pub finished: &'a HashMap<CaseId, Option<bool>>,
+    /// Cases a resumed run finished, per prompt (asked no more; paired
+    /// with the cases to ask), and how often two prompts' verdicts on one
+    /// of them differ.
+    pub finished_by_prompt: Option<&'a HashMap<String, usize>>,
+    pub finished_pairs: Pairs,
     /// Selected cases that will not be evaluated (no recording answers).
     pub not_evaluated: usize,
     /// A resumed run's history entries, per chain.
     pub earlier: &'a HashMap<ChainId, Vec<HistoryEntry>>,
     /// Calls already seen (a resumed journal, a probe).
     pub evidence: Evidence,
-    /// Discordant pairs and pairs of prompts' verdicts on shared cases in
-    /// `[gate] baseline`, when one is set.
-    pub baseline_pairs: Option<(usize, usize)>,
+    /// How often two prompts' verdicts differ in `[gate] baseline`, when
+    /// one is set.
+    pub baseline_pairs: Option<Pairs>,
     /// `[budget]` prices per million tokens (prompt, reply).
     pub prices: Option<(f64, f64)>,
     /// A race's settings (`alpha`, `max_cases`), when the run is one.
@@ -142,8 +144,14 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         pending: Vec::new(),
         to_tokenize: Vec::new(),
     };
-    if !inputs.finished.is_empty() {
-        walk.without.insert("finished", inputs.finished.len());
+    let finished: usize = inputs
+        .finished_by_prompt
+        .into_iter()
+        .flatten()
+        .map(|(_, n)| n)
+        .sum();
+    if finished > 0 {
+        walk.without.insert("finished", finished);
     }
     if inputs.not_evaluated > 0 {
         walk.without.insert("not evaluated", inputs.not_evaluated);
@@ -217,7 +225,7 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         ratio: Some(ratio),
         reply_tokens: evidence.mean_reply_tokens(),
         secs: evidence.mean_secs(),
-        exec_secs: evidence.mean_exec_secs(),
+        exec_secs: evidence.median_exec_secs(),
     };
     let mut prompt = 0u64;
     let mut reply = Some(0u64);
@@ -271,11 +279,12 @@ pub fn make(mut inputs: Inputs<'_>) -> Plan {
         .map(|m| m.config.concurrency.max(1))
         .max()
         .unwrap_or(1);
-    let cases = inputs.to_ask.len() + inputs.finished.len() + inputs.not_evaluated;
+    let cases = inputs.to_ask.len() + finished + inputs.not_evaluated;
     let (paired, discordance, discordance_from) = pairing(&inputs);
-    let cost = inputs.prices.zip(reply).map(|((p_in, p_out), r)| {
-        ((prompt as f64 * p_in + r as f64 * p_out) / 1e6 * 1e6).round() / 1e6
-    });
+    // Rounded to a millionth: the money of a token at a price per million.
+    let cost = reply
+        .and_then(|r| super::cost(inputs.prices, prompt, r))
+        .map(|c| (c * 1e6).round() / 1e6);
     Plan {
         cases,
         calls,
@@ -504,52 +513,31 @@ fn tokenizer_ratio(requests: &[(&dyn Backend, ChatRequest, u64)]) -> Option<(f64
 /// at least 20, else the stated default.
 fn pairing(inputs: &Inputs<'_>) -> (usize, f64, String) {
     let mut per_prompt: HashMap<&str, usize> = HashMap::new();
-    for case in inputs.to_ask.iter().chain(inputs.finished.keys()) {
+    for case in inputs.to_ask {
         *per_prompt.entry(&case.prompt).or_default() += 1;
+    }
+    for (prompt, n) in inputs.finished_by_prompt.into_iter().flatten() {
+        *per_prompt.entry(prompt).or_default() += n;
     }
     // Pairs need two prompts among the planned cases.
     let paired = match per_prompt.len() {
         0 | 1 => 0,
         _ => per_prompt.values().copied().min().unwrap_or(0),
     };
-    // Case without its prompt (model, question, round, sample) -> each
-    // prompt's outcome.
-    type Paired<'a> = (Option<&'a str>, usize, u32, Option<u32>);
-    let mut by_case: HashMap<Paired<'_>, Vec<bool>> = HashMap::new();
-    for (case, passed) in inputs.finished {
-        if let Some(passed) = passed {
-            by_case
-                .entry((
-                    case.model.as_deref(),
-                    case.question,
-                    case.round,
-                    case.sample,
-                ))
-                .or_default()
-                .push(*passed);
-        }
-    }
-    let (mut pairs, mut discordant) = (0usize, 0usize);
-    for outcomes in by_case.values() {
-        for (i, a) in outcomes.iter().enumerate() {
-            for b in &outcomes[i + 1..] {
-                pairs += 1;
-                discordant += usize::from(a != b);
-            }
-        }
-    }
-    match (pairs >= 20, inputs.baseline_pairs) {
-        (true, _) => (
-            paired,
-            discordant as f64 / pairs as f64,
-            format!("measured on the {pairs} pairs of finished cases of the resumed run"),
+    let measured = [
+        (inputs.finished_pairs, "finished cases of the resumed run"),
+        (
+            inputs.baseline_pairs.unwrap_or_default(),
+            "prompts' verdicts in [gate] baseline",
         ),
-        (false, Some((discordant, pairs))) if pairs >= 20 => (
+    ];
+    match measured.iter().find(|(p, _)| p.pairs >= 20) {
+        Some((p, on)) => (
             paired,
-            discordant as f64 / pairs as f64,
-            format!("measured on the {pairs} pairs of prompts' verdicts in [gate] baseline"),
+            p.discordant as f64 / p.pairs as f64,
+            format!("measured on the {} pairs of {on}", p.pairs),
         ),
-        _ => (
+        None => (
             paired,
             DEFAULT_DISCORDANCE,
             "assumed: no finished pairs (resumed run, baseline) to measure it on".to_string(),

@@ -77,15 +77,38 @@ fn console_for(args: &Arguments) {
     );
 }
 
-fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> {
+/// The run as the configuration and the environment plan it, with
+/// libtest's filters applied (`-- prompt1` narrowed to that prompt), and
+/// the log started.
+fn load(
+    args: &mut Arguments,
+    out: &Arc<Output>,
+) -> Result<(RunPlan, std::path::PathBuf), SetupError> {
     let cwd = std::env::current_dir().map_err(|e| SetupError::Folder {
         path: ".".into(),
         message: format!("cannot read the working directory: {e}"),
     })?;
     let mut plan = RunPlan::load(&ProcessEnv, &cwd)?;
-    plan.config.check_prices_have_a_use()?;
     init_logging(&plan.config.log, out.clone());
     plan.planned = apply_prompt_filter(args, &plan.suite, std::mem::take(&mut plan.planned));
+    Ok((plan, cwd))
+}
+
+/// The planned cases this session runs: libtest's filters keep them and
+/// a resumed run did not finish them.
+fn selected(args: &Arguments, plan: &RunPlan) -> Vec<CaseId> {
+    plan.planned
+        .iter()
+        .filter(|c| plan.finished(c).is_none())
+        .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
+        .filter(|_| !args.ignored)
+        .cloned()
+        .collect()
+}
+
+fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> {
+    let (mut plan, cwd) = load(args, out)?;
+    plan.config.check_prices_have_a_use()?;
     let cap = args.test_threads.or(plan.config.test_threads);
 
     if std::env::var_os("NEXTEST").is_some() && !args.list {
@@ -96,14 +119,7 @@ fn run(args: &mut Arguments, out: &Arc<Output>) -> Result<ExitCode, SetupError> 
         return Ok(libtest_mimic::run(args, placeholder_trials(&plan.planned)).exit_code());
     }
 
-    let selected: Vec<CaseId> = plan
-        .planned
-        .iter()
-        .filter(|c| plan.finished(c).is_none())
-        .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
-        .filter(|_| !args.ignored)
-        .cloned()
-        .collect();
+    let selected = selected(args, &plan);
     if selected.is_empty() && plan.finished_count() == 0 {
         // Nothing to evaluate: libtest prints its "0 tests" summary, after
         // one line that says what exists. A misspelt filter in CI must not
@@ -184,20 +200,8 @@ pub fn plan(filters: &[String], probes: Option<usize>) -> Result<crate::budget::
     );
     crate::terminal::console::use_stderr(true);
     let out = Arc::new(Output::new(vec![Box::new(Console::default())]));
-    let cwd = std::env::current_dir().map_err(|e| SetupError::Folder {
-        path: ".".into(),
-        message: format!("cannot read the working directory: {e}"),
-    })?;
-    let mut plan = RunPlan::load(&ProcessEnv, &cwd)?;
-    init_logging(&plan.config.log, out.clone());
-    plan.planned = apply_prompt_filter(&mut args, &plan.suite, std::mem::take(&mut plan.planned));
-    let selected: Vec<CaseId> = plan
-        .planned
-        .iter()
-        .filter(|c| plan.finished(c).is_none())
-        .filter(|c| !args.is_filtered_out(&placeholder_trial(c)))
-        .cloned()
-        .collect();
+    let (plan, _) = load(&mut args, &out)?;
+    let selected = selected(&args, &plan);
     if selected.is_empty() && plan.finished_count() == 0 {
         return Err(SetupError::Resume(nothing_selected(&args, &plan.suite)));
     }

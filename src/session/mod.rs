@@ -113,6 +113,7 @@ impl Session {
             shard,
             suite_settings,
             progress,
+            baseline_pairs,
             ..
         } = plan;
         // The sandbox first: the qualification gate judges replies in it.
@@ -143,7 +144,15 @@ impl Session {
         let mut unqualified = variants::unqualified_cases(&config, &suite, &mut opened.runnable);
         unqualified.extend(not_made);
         let race = racing::gate(&config, resume.as_ref(), &opened, &suite)?;
-        let budget = budget_of(&config, &suite, &opened, resume.as_ref(), &earlier, out);
+        let budget = budget_of(
+            &config,
+            &suite,
+            &opened,
+            resume.as_ref(),
+            &earlier,
+            baseline_pairs,
+            out,
+        );
         let (run_dir, manifest, journal) =
             open_run_folder(&config, &suite, shard, resume, &opened, out)?;
         let isolation = serde_json::to_value(sandbox.isolation()).unwrap_or_default();
@@ -631,37 +640,19 @@ fn budget_of(
     opened: &Opened,
     resume: Option<&Resume>,
     earlier: &HashMap<crate::case::ChainId, Vec<crate::ask::history::HistoryEntry>>,
+    baseline_pairs: Option<crate::analysis::power::Pairs>,
     out: &Output,
 ) -> crate::budget::Keeper {
-    let no_judged = HashMap::new();
-    let plan = crate::budget::plan::make(crate::budget::plan::Inputs {
+    let evidence = resume.map(|r| r.evidence.clone()).unwrap_or_default();
+    let plan = preview::plan_of(
+        config,
         suite,
-        models: opened
-            .models
-            .iter()
-            .map(|(config, source)| crate::budget::plan::ModelSide {
-                config,
-                backend: source.backend.as_ref(),
-                replaying: source.replaying,
-            })
-            .collect(),
-        to_ask: &opened.runnable,
-        finished: resume.map_or(&no_judged, |r| &r.judged),
-        not_evaluated: opened.unmatched.len(),
+        opened,
+        resume,
         earlier,
-        evidence: resume.map(|r| r.evidence.clone()).unwrap_or_default(),
-        baseline_pairs: config
-            .gate
-            .baseline
-            .as_deref()
-            .and_then(|path| crate::baseline::Baseline::read(path).ok())
-            .map(|b| b.discordance()),
-        prices: config.budget.prices(),
-        race: config
-            .race
-            .enabled
-            .then_some((config.race.alpha, config.race.max_cases)),
-    });
+        baseline_pairs,
+        evidence,
+    );
     out.emit(Event::Settled(&plan.lines()));
     let spent = resume.map(|r| r.spent.clone()).unwrap_or_default();
     let num_predict = opened

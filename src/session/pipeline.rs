@@ -148,13 +148,17 @@ impl Pipeline {
             self.warn_of_the_fitted_history(case, config);
         }
         let mut record = self.unanswered(model, case, &prompt.template, question, &built);
-        // A live call the cache does not answer spends: the budget decides.
-        let ticket = match model.recorder.is_some()
+        // A live call spends: the budget decides. Only a cap needs to know
+        // beforehand whether the cache answers (one more look at its file);
+        // without one, the reply says so.
+        let live = model.recorder.is_some();
+        let cached = live
+            && self.budget.capped()
             && model
                 .backend
                 .answered_without_a_call(case, &built.request)
-                .is_none()
-        {
+                .is_some();
+        let ticket = match live && !cached {
             true => match self.budget.admit(&built.request) {
                 Ok(ticket) => Some(ticket),
                 Err(why) => {
@@ -186,13 +190,18 @@ impl Pipeline {
                 None
             }
         };
-        if let Some(ticket) = ticket {
-            // A failed call without counts spent nothing the server said.
-            let counted = record
-                .tokens
-                .or((!answered).then(crate::case::Tokens::default));
-            self.budget
-                .settle(ticket, &built.request, counted, record.llm_secs);
+        match ticket {
+            // The cache answered after all: nothing was spent.
+            Some(ticket) if record.cached => self.budget.release(ticket),
+            Some(ticket) => {
+                // A failed call without counts spent nothing the server said.
+                let counted = record
+                    .tokens
+                    .or((!answered).then(crate::case::Tokens::default));
+                self.budget
+                    .settle(ticket, &built.request, counted, record.llm_secs);
+            }
+            None => {}
         }
         Asked {
             record,

@@ -13,12 +13,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::error::SetupError;
-use super::model_sources::open_models;
-use super::run_plan::RunPlan;
+use super::model_sources::{Opened, open_models};
+use super::run_plan::{Resume, RunPlan};
 use super::source;
+use crate::analysis::power::Pairs;
+use crate::ask::history::HistoryEntry;
 use crate::budget::evidence::{Call, Evidence};
 use crate::budget::plan::{self, Inputs, ModelSide, Plan};
-use crate::case::CaseId;
+use crate::case::{CaseId, ChainId};
+use crate::config::Config;
+use crate::suite::Suite;
 use crate::terminal::output::Output;
 
 /// The probe stops once it has taken this long, whatever is left.
@@ -41,6 +45,7 @@ pub fn preview(
         suite,
         resume,
         unwritten_variants,
+        baseline_pairs,
         ..
     } = plan;
     if unwritten_variants.is_some() {
@@ -60,15 +65,7 @@ pub fn preview(
         .as_ref()
         .map(|r| r.evidence.clone())
         .unwrap_or_default();
-    let sides: Vec<ModelSide<'_>> = opened
-        .models
-        .iter()
-        .map(|(config, source)| ModelSide {
-            config,
-            backend: source.backend.as_ref(),
-            replaying: source.replaying,
-        })
-        .collect();
+    let sides = sides_of(&opened);
     if evidence.is_empty() && probes != Some(0) {
         // The probe's replies are judged as the run judges them: a case's
         // time is its call and its program's run.
@@ -93,36 +90,67 @@ pub fn preview(
             &mut evidence,
         );
     }
-    let no_judged = HashMap::new();
-    Ok(plan::make(Inputs {
-        suite: &suite,
-        models: sides,
-        to_ask: &opened.runnable,
-        finished: resume.as_ref().map_or(&no_judged, |r| &r.judged),
-        not_evaluated: opened.unmatched.len(),
-        earlier: &earlier,
+    Ok(plan_of(
+        &config,
+        &suite,
+        &opened,
+        resume.as_ref(),
+        &earlier,
+        baseline_pairs,
         evidence,
-        baseline_pairs: config
-            .gate
-            .baseline
-            .as_deref()
-            .and_then(|path| crate::baseline::Baseline::read(path).ok())
-            .map(|b| b.discordance()),
+    ))
+}
+
+/// Each model of the run as the plan sees it.
+fn sides_of(opened: &Opened) -> Vec<ModelSide<'_>> {
+    opened
+        .models
+        .iter()
+        .map(|(config, source)| ModelSide {
+            config,
+            backend: source.backend.as_ref(),
+            replaying: source.replaying,
+        })
+        .collect()
+}
+
+/// The plan of asking `opened`'s cases, as the run's first lines and
+/// `prompteval plan` say it: `evidence` is the calls seen (a resumed
+/// journal's, the probe's).
+pub(super) fn plan_of(
+    config: &Config,
+    suite: &Suite,
+    opened: &Opened,
+    resume: Option<&Resume>,
+    earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
+    baseline_pairs: Option<Pairs>,
+    evidence: Evidence,
+) -> Plan {
+    plan::make(Inputs {
+        suite,
+        models: sides_of(opened),
+        to_ask: &opened.runnable,
+        finished_by_prompt: resume.map(|r| &r.finished_by_prompt),
+        finished_pairs: resume.map(|r| r.finished_pairs).unwrap_or_default(),
+        not_evaluated: opened.unmatched.len(),
+        earlier,
+        evidence,
+        baseline_pairs,
         prices: config.budget.prices(),
         race: config
             .race
             .enabled
             .then_some((config.race.alpha, config.race.max_cases)),
-    }))
+    })
 }
 
 /// Asks up to `n` of the cases to ask, spread evenly over them, each past
 /// the response cache, and adds what the server counted to `evidence`.
 fn probe(
     sides: &[ModelSide<'_>],
-    suite: &crate::suite::Suite,
+    suite: &Suite,
     to_ask: &[CaseId],
-    earlier: &HashMap<crate::case::ChainId, Vec<crate::ask::history::HistoryEntry>>,
+    earlier: &HashMap<ChainId, Vec<HistoryEntry>>,
     n: Option<usize>,
     judge: &dyn Fn(&CaseId, &str) -> Option<f64>,
     evidence: &mut Evidence,

@@ -14,6 +14,7 @@ use super::error::SetupError;
 use super::folder::{self, RunManifest};
 use super::pipeline::trial_outcome_of;
 use super::variants::{self, UnwrittenVariants};
+use crate::analysis::power::{PairTally, Pairs};
 use crate::ask::history::HistoryEntry;
 use crate::case::{CaseId, ChainId, Verdict};
 use crate::config::{Config, Env};
@@ -41,6 +42,9 @@ pub struct RunPlan {
     pub suite_settings: Vec<String>,
     /// PROMPTEVAL_PROGRESS: seconds between progress lines, or `off`.
     pub progress: Option<String>,
+    /// How often two prompts' verdicts differ in `[gate] baseline`, when
+    /// one is set: the plan's discordance where a resume has too few.
+    pub baseline_pairs: Option<Pairs>,
 }
 
 /// An interrupted run being finished.
@@ -57,9 +61,11 @@ pub struct Resume {
     pub spent: crate::results::budget::Spent,
     /// Some of those calls, for the plan's figures per call.
     pub evidence: crate::budget::evidence::Evidence,
-    /// Whether each finished case passed (`None`: not judged), for the
-    /// plan's discordance. Kept when the harness takes `finished`.
-    pub judged: HashMap<CaseId, Option<bool>>,
+    /// The finished cases per prompt, and how often two prompts' verdicts
+    /// on a finished case differ: the plan's paired cases and discordance
+    /// (the harness takes `finished` before the plan is made).
+    pub finished_by_prompt: HashMap<String, usize>,
+    pub finished_pairs: Pairs,
 }
 
 /// How many of a resumed journal's calls the plan looks at.
@@ -89,7 +95,7 @@ impl RunPlan {
             variants::planned_suite(&config, suite, resumed.as_ref().map(|r| r.dir.as_path()))?;
         let names: Vec<&str> = suite.prompts.iter().map(|p| p.name.as_str()).collect();
         config.check_gate_prompts(&names)?;
-        check_baseline(&config, &suite, unwritten_variants.is_none())?;
+        let baseline_pairs = check_baseline(&config, &suite, unwritten_variants.is_none())?;
         let retry = Retry::from_env(env, resumed.is_some())?;
         // A resumed part keeps its cases (the manifest's); a new one deals
         // the chains.
@@ -120,6 +126,7 @@ impl RunPlan {
             shard,
             suite_settings,
             progress: env.var("PROMPTEVAL_PROGRESS"),
+            baseline_pairs,
         })
     }
 
@@ -149,10 +156,15 @@ impl Resumed {
 /// A configured baseline must be readable and from this experiment
 /// before a model is asked anything (the gate checks it again at the end,
 /// and a merge of shards too). Prompt variants not yet written have no
-/// final text, so their questions are checked at the end only.
-fn check_baseline(config: &Config, suite: &Suite, texts_final: bool) -> Result<(), SetupError> {
+/// final text, so their questions are checked at the end only. Returns
+/// its pairs of prompts' verdicts, for the plan.
+fn check_baseline(
+    config: &Config,
+    suite: &Suite,
+    texts_final: bool,
+) -> Result<Option<Pairs>, SetupError> {
     let Some(path) = &config.gate.baseline else {
-        return Ok(());
+        return Ok(None);
     };
     let baseline = crate::baseline::Baseline::read(path)?;
     let mut settings = config.model_settings();
@@ -184,7 +196,7 @@ fn check_baseline(config: &Config, suite: &Suite, texts_final: bool) -> Result<(
     };
     let differences = crate::baseline::differences(&baseline, &identity);
     if differences.is_empty() {
-        Ok(())
+        Ok(Some(baseline.discordance()))
     } else {
         Err(crate::baseline::BaselineError::Differs {
             path: path.clone(),
@@ -328,7 +340,8 @@ impl Resume {
         };
         let keep = history.unwrap_or(0);
         let mut finished = HashMap::new();
-        let mut judged = HashMap::new();
+        let mut finished_by_prompt: HashMap<String, usize> = HashMap::new();
+        let mut pairs = PairTally::default();
         let mut spent = crate::results::budget::Spent::default();
         let mut evidence = crate::budget::evidence::Evidence::default();
         let mut entries: HashMap<ChainId, std::collections::BTreeMap<usize, HistoryEntry>> =
@@ -360,7 +373,13 @@ impl Resume {
             if chain.len() > keep.max(1) {
                 chain.pop_first();
             }
-            judged.insert(r.case.clone(), r.verdict.judged());
+            *finished_by_prompt
+                .entry(r.case.prompt.to_string())
+                .or_default() += 1;
+            if let Some(passed) = r.verdict.judged() {
+                let c = &r.case;
+                pairs.add((c.model.clone(), c.question, c.round, c.sample), passed);
+            }
             finished.insert(r.case, trial_outcome_of(r.verdict, r.api_failure, r.detail));
         })
         .map_err(journal_error)?;
@@ -381,7 +400,8 @@ impl Resume {
             retried,
             spent,
             evidence,
-            judged,
+            finished_by_prompt,
+            finished_pairs: pairs.pairs(),
         })
     }
 }
